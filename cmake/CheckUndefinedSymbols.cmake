@@ -1,0 +1,25 @@
+# Fails when the static library ARCHIVE, linked into one relocatable object
+# (so that symbols defined by its own members do not count), still needs a
+# symbol other than memcpy/memmove/memset/memcmp.
+file(MAKE_DIRECTORY ${WORK})
+execute_process(COMMAND ${LINKER} -r --whole-archive ${ARCHIVE} -o ${WORK}/core.o
+                RESULT_VARIABLE link_result ERROR_VARIABLE link_error)
+if(NOT link_result EQUAL 0)
+  message(FATAL_ERROR "relocatable link of ${ARCHIVE} failed: ${link_error}")
+endif()
+execute_process(COMMAND ${NM} -u ${WORK}/core.o OUTPUT_VARIABLE undefined RESULT_VARIABLE nm_result)
+if(NOT nm_result EQUAL 0)
+  message(FATAL_ERROR "${NM} -u failed on ${WORK}/core.o")
+endif()
+string(REGEX MATCHALL "U [^\n]+" symbols "${undefined}")
+set(unexpected "")
+foreach(entry IN LISTS symbols)
+  string(SUBSTRING "${entry}" 2 -1 name)
+  if(NOT name MATCHES "^(memcpy|memmove|memset|memcmp)$")
+    list(APPEND unexpected ${name})
+  endif()
+endforeach()
+if(unexpected)
+  message(FATAL_ERROR "freestanding core needs symbols it may not use: ${unexpected}")
+endif()
+message(STATUS "freestanding core: undefined symbols limited to mem*")
