@@ -53,11 +53,11 @@ enum class Op : uint8_t {
   callx,         // dst = register holding the helper id (Linux/LLVM encoding)
   exit,
   // lddw by source kind (RFC 9669 §5.4); imm holds the full 64-bit immediate
-  // for kind imm64, the 32-bit handle / index in imm and offset in
-  // `next_imm` for the pseudo kinds.
+  // for kind imm64, the 32-bit handle / index for the pseudo kinds, whose
+  // `next_imm` (e.g. the offset into a map value) is the lddw_tail's imm.
   lddw_imm64, lddw_map_fd, lddw_map_value, lddw_var_addr, lddw_code_addr,
   lddw_map_idx, lddw_map_idx_value,
-  lddw_tail,     // the second slot of any lddw
+  lddw_tail,     // the second slot of any lddw; imm = that slot's imm (next_imm)
   ldxb, ldxh, ldxw, ldxdw, ldxsb, ldxsh, ldxsw,
   stb, sth, stw, stdw,        // [dst + offset] = imm
   stxb, stxh, stxw, stxdw,    // [dst + offset] = src
@@ -74,8 +74,8 @@ inline constexpr size_t kOpCount = static_cast<size_t>(Op::count_);
 // 16 bytes. `offset` is the RFC's 16-bit offset sign-extended, except for
 // jumps and local calls where it is the relative target whatever field it
 // was encoded in. `imm` is the RFC's 32-bit immediate sign-extended, or the
-// full 64-bit value of lddw_imm64; `next_imm` the second slot's imm for the
-// pseudo lddw kinds (an offset into a map value, for example).
+// full 64-bit value of lddw_imm64. The second slot's imm (`next_imm`, an
+// offset into a map value for example) is the imm of the lddw_tail Insn.
 struct Insn {
   Op op;
   uint8_t dst;
