@@ -1,0 +1,121 @@
+// What a program may touch and call, as data supplied by the embedder:
+// program types (context layout and access rules) and helper prototypes.
+// keel ships a Linux-compatible set (platform_linux.h) and the kernel its own.
+#pragma once
+
+#include <cstdint>
+
+namespace keel {
+
+// What a helper argument must be. The kinds follow the Linux verifier's
+// ARG_* classes (include/linux/bpf.h, 6.1) so that Linux prototypes map
+// one to one; keel checks each as described.
+enum class ArgKind : uint8_t {
+  none,                // unused; the register is not read
+  anything,            // any initialized value (a pointer only when pointer leaks are allowed)
+  map_ptr,             // a map reference loaded by lddw (map fd / map index)
+  map_key,             // pointer to initialized memory of the map's key size
+  map_value,           // pointer to initialized memory of the map's value size
+  map_value_or_null,   // map_value, or the scalar 0
+  mem,                 // pointer to initialized readable memory; size is the next argument
+  mem_or_null,         // mem, or the scalar 0 with size 0
+  mem_writable,        // pointer to memory the helper writes (need not be initialized); size next
+  fixed_size_mem,      // pointer to initialized memory of HelperProto::arg_size bytes
+  fixed_size_mem_writable,  // writable, HelperProto::arg_size bytes
+  size,                // scalar size of the previous mem argument, proven > 0
+  size_or_zero,        // the same, may be 0
+  alloc_size_or_zero,  // constant size of memory the helper returns (ringbuf reserve)
+  ctx,                 // the context pointer, unmodified
+  ctx_or_null,
+  stack,               // pointer to the stack
+  stack_or_null,
+  const_str,           // pointer to a NUL-terminated string in read-only map memory
+  func,                // a BPF-to-BPF function address (lddw code address)
+  alloc_mem,           // memory returned by a helper with RetKind::alloc_mem_or_null (released)
+  unsupported,         // a kind keel does not model (sockets, BTF ids, timers, dynptrs, kptrs)
+};
+
+enum class RetKind : uint8_t {
+  integer,             // r0 becomes an unknown scalar
+  none,                // r0 is unspecified: reading it is an error (void)
+  map_value_or_null,   // pointer to a value of the map passed as map_ptr, or NULL
+  map_value,
+  alloc_mem_or_null,   // memory of the size passed as alloc_size_or_zero, or NULL
+  unsupported,
+};
+
+struct HelperProto {
+  const char* name = nullptr;
+  RetKind ret = RetKind::integer;
+  ArgKind args[5] = {};
+  uint16_t arg_size[5] = {};  // for fixed_size_mem arguments
+  bool packet_access = false; // may take packet pointers for mem/map_key/map_value arguments
+  bool tail_call = false;     // bpf_tail_call: on success control does not return
+  bool read_only_mem[5] = {}; // mem argument is only read (MEM_RDONLY): read-only maps are fine
+};
+
+// Who may call a helper (Linux gates some helpers behind capabilities).
+enum class HelperGate : uint8_t { anyone, privileged };
+
+struct HelperSlot {
+  int32_t id = 0;
+  const HelperProto* proto = nullptr;
+  HelperGate gate = HelperGate::anyone;
+};
+
+// What a load from a context field yields.
+enum class CtxYield : uint8_t { scalar, packet, packet_end, packet_meta };
+
+// One field (or array of fields) of the context structure.
+struct CtxField {
+  uint16_t offset = 0;
+  uint16_t size = 0;          // bytes of the field (the access must lie inside it)
+  uint8_t read_sizes = 0;     // bit mask of allowed load sizes: 1, 2, 4, 8 bytes (0 = not readable)
+  uint8_t write_sizes = 0;    // the same for stores (0 = read-only)
+  CtxYield yields = CtxYield::scalar;  // loads of the full field give this kind
+  bool privileged = false;        // only privileged programs may access the field at all
+  bool write_privileged = false;  // only privileged programs may store to it
+};
+// Every access must also be aligned to its size (offset % size == 0), as
+// Linux's *_is_valid_access functions require for context fields.
+
+struct ProgramType {
+  const char* name = nullptr;
+  uint32_t ctx_size = 0;
+  const CtxField* fields = nullptr;  // sorted by offset, non-overlapping
+  uint32_t field_count = 0;
+  const HelperSlot* helpers = nullptr;  // sorted by id
+  uint32_t helper_count = 0;
+  bool legacy_packet_loads = false;  // ld_abs/ld_ind allowed (r6 must be the context)
+  bool direct_packet_access = false; // packet pointers may be dereferenced after bounds checks
+  bool packet_writable = false;
+  int64_t return_min = INT64_MIN;    // r0 at exit must lie in [return_min, return_max]
+  int64_t return_max = INT64_MAX;
+  bool r2_is_ctx_size = false;       // r2 holds ctx_size at entry (the conformance type)
+};
+
+enum class MapType : uint8_t {
+  array, hash, percpu_array, percpu_hash, lru_hash, lru_percpu_hash, prog_array,
+  perf_event_array, ringbuf, stack_trace, other,
+};
+
+struct MapDescriptor {
+  MapType type = MapType::array;
+  uint32_t key_size = 0;
+  uint32_t value_size = 0;
+  uint32_t max_entries = 0;
+  bool read_only = false;   // BPF_F_RDONLY_PROG (and .rodata): program stores rejected
+  bool write_only = false;  // BPF_F_WRONLY_PROG: program loads rejected
+};
+
+struct Platform {
+  const ProgramType* types = nullptr;
+  uint32_t type_count = 0;
+};
+
+// The program type called `name`, or nullptr.
+const ProgramType* find_program_type(const Platform& platform, const char* name);
+// The helper slot for `id` in `type`, or nullptr when the type has no such helper.
+const HelperSlot* find_helper(const ProgramType& type, int32_t id);
+
+}  // namespace keel

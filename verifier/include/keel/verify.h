@@ -1,0 +1,106 @@
+// Stage "verify": decoded Program + program type + maps -> Verdict. A
+// rejection is data (pc, reason, detail); describe() renders it. Accepted
+// programs come with their bounds: worst-case instructions and stack use.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "keel/arena.h"
+#include "keel/isa.h"
+#include "keel/platform.h"
+
+namespace keel {
+
+enum class Reason : uint8_t {
+  ok,
+  // structure (found before the analysis)
+  unreachable_code,
+  irreducible_loop,
+  recursion,
+  call_depth,              // more than kMaxCallDepth nested BPF-to-BPF calls
+  // values
+  uninit_register,         // detail.reg read before written
+  uninit_stack,            // read of stack bytes never written
+  bad_return_value,        // r0 at exit outside the program type's range, or a pointer
+  pointer_leak,            // pointer stored/returned/compared where the policy forbids it
+  pointer_arithmetic,      // arithmetic the pointer kind forbids
+  pointer_comparison,      // comparison of pointers of different kinds
+  scalar_dereference,      // load/store through a scalar
+  null_dereference,        // through a pointer that may be NULL
+  // memory
+  stack_out_of_bounds,
+  ctx_bad_access,          // offset/size not allowed for the program type's context
+  map_value_out_of_bounds,
+  packet_out_of_bounds,    // beyond the range proven by a comparison with data_end
+  memory_out_of_bounds,    // helper-returned memory
+  read_only_write,         // store into read-only memory (read-only map, packet, ctx field)
+  write_only_read,
+  misaligned_access,       // with VerifyOptions::strict_alignment
+  variable_stack_access,   // stack access at an offset not known exactly (where not allowed)
+  // calls
+  unknown_helper,          // id not available to the program type (or only when privileged)
+  helper_argument,         // detail.reg does not match the prototype's kind
+  unsupported_helper,      // prototype uses kinds keel does not model
+  unresolved_map,          // lddw names a map that VerifyOptions::maps does not hold
+  legacy_packet_load,      // ld_abs/ld_ind where the type forbids it, or r6 is not the context
+  // termination and cost
+  unbounded_loop,          // no trip-count bound proven for the loop headed at pc
+  division_by_zero,        // only with VerifyOptions::reject_division_by_zero
+  too_complex,             // analysis exceeded VerifyOptions::max_iterations
+  out_of_memory,           // the arena cannot hold the analysis state
+};
+
+// Stable snake_case name ("map_value_out_of_bounds").
+const char* reason_name(Reason reason);
+
+// A few integers that make a rejection precise; which ones are meaningful
+// depends on the reason (describe() knows).
+struct Detail {
+  int32_t reg = -1;      // register involved, -1 when none
+  int32_t size = 0;      // access size
+  int64_t offset = 0;    // access offset (fixed part)
+  int64_t min = 0;       // proven bounds of the offending value / offset
+  int64_t max = 0;
+  uint32_t limit = 0;    // region size, or the loop header for unbounded_loop
+  uint8_t kind = 0;      // the register's kind (a RegKind value), when relevant
+};
+
+struct Verdict {
+  Reason reason = Reason::ok;
+  uint32_t pc = 0;
+  Detail detail;
+  // Filled when accepted:
+  uint64_t max_insns_executed = 0;  // sound upper bound on instructions in one run
+  uint32_t stack_depth = 0;         // bytes, summed over the deepest call chain
+  bool ok() const { return reason == Reason::ok; }
+};
+
+struct VerifyOptions {
+  /// Linux's privileged mode (CAP_BPF + CAP_PERFMON): pointer leaks and privileged helpers allowed.
+  bool privileged = true;
+  /// Reject loads/stores that are not naturally aligned (BPF_F_STRICT_ALIGNMENT).
+  bool strict_alignment = false;
+  /// Division and modulo by zero are defined (RFC 9669 §4.1); set to reject them anyway.
+  bool reject_division_by_zero = false;
+  /// Reject code no path reaches (Linux does).
+  bool reject_unreachable = true;
+  /// Maps referenced by lddw (imm = index into this array).
+  const MapDescriptor* maps = nullptr;
+  /// Entries in `maps`.
+  uint32_t map_count = 0;
+  /// Cap on abstract block visits, a guard against pathological inputs (the documented bound holds below it).
+  uint32_t max_iterations = 1u << 20;
+};
+
+// Verifies `program` as `type`. All memory comes from `arena`; exhaustion is
+// Reason::out_of_memory. Never fails in any other way.
+[[nodiscard]] Verdict verify(const Program& program, const ProgramType& type,
+                             const VerifyOptions& options, Arena& arena);
+
+// Renders `verdict` as one line ("pc 12: r3 is a pointer to map value of size
+// 48, access at offset 48 size 4 is out of bounds") into `buffer`, always
+// NUL-terminated; returns the length it would need (like snprintf).
+size_t describe(const Verdict& verdict, char* buffer, size_t size);
+
+}  // namespace keel
