@@ -1,6 +1,30 @@
 // Assembler and disassembler for the text syntax of the bpf_conformance
 // suite (`mov32 %r0, 0`, `ldxw %r0, [%r1+4]`, `jeq %r1, 0, +2`, labels,
 // `call local name`). Disassembly assembles back to the same bytes.
+//
+// Syntax beyond the corpus's own (the mnemonic table is text/mnemonics.cc):
+// - `#` or `;` starts a comment; `name:` defines a label (an instruction may
+//   follow it on the line); an undefined `exit` names the first `exit`.
+// - Registers `%r0`..`%r15` (the field's 4 bits: `%r11` makes a program
+//   the decoder must reject; the disassembler prints such slots as .8byte).
+// - Numbers: decimal or 0x-hex, optionally signed. A 32-bit field takes
+//   -2^31 .. 2^32-1 (0xffffffff is the bit pattern); lddw takes 64 bits.
+// - Targets: `+N` / `-N` relative to the next slot, or a label. `ja32`
+//   (gotol) and `call local +N` keep the target in imm.
+// - `call N` is a helper call, `call %rN` callx (opcode 0x8d, register in
+//   dst, as LLVM encodes it); `swap16/32/64` and `<op>64` are accepted as
+//   aliases of `bswap16/32/64` and `<op>`.
+// - lddw source kinds (RFC 9669 §5.4): `lddw %r1, map_fd 3`,
+//   `lddw %r1, map_value 3 + 16` (next_imm = 16; `- 16` for negative),
+//   `var_addr`, `code_addr`, `map_idx`, `map_idx_value` likewise.
+// - Legacy packet loads: `ldabsw imm`, `ldindw %rS, imm` (also b, h).
+// - `.8byte 0x<16 hex digits>`: one raw slot as a little-endian 64-bit word;
+//   the disassembler prints every slot that is not a canonical instruction
+//   (unknown opcode, non-zero unused field, register > 10, lddw without a
+//   clean second slot) this way.
+// Syntax errors are reported first (pass 1), then label and capacity
+// errors in line order. Labels are found by re-scanning the text: no table,
+// no limit, O(text × label references) time.
 #pragma once
 
 #include <cstddef>
@@ -31,6 +55,9 @@ struct AsmResult {
 
 // Assembles `text` into `out` (capacity `out_slots` 8-byte slots).
 [[nodiscard]] AsmResult assemble(const char* text, size_t length, uint8_t* out, size_t out_slots);
+
+// The longest line disassemble_one() writes, NUL included.
+inline constexpr size_t kDisassemblyLineMax = 64;
 
 // Writes one line (no newline) for the instruction at slot `index` into
 // `buffer`; returns the slots consumed (2 for lddw, 0 when the buffer is too
