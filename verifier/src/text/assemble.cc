@@ -16,13 +16,13 @@ namespace keel {
 const char* asm_error_name(AsmError error) {
   switch (error) {
     case AsmError::ok: return "ok";
-    case AsmError::unknown_mnemonic: return "unknown mnemonic";
-    case AsmError::bad_operand: return "bad operand";
-    case AsmError::bad_register: return "bad register";
-    case AsmError::bad_number: return "bad number";
-    case AsmError::unknown_label: return "unknown label";
-    case AsmError::duplicate_label: return "duplicate label";
-    case AsmError::output_full: return "output full";
+    case AsmError::unknown_mnemonic: return "unknown_mnemonic";
+    case AsmError::bad_operand: return "bad_operand";
+    case AsmError::bad_register: return "bad_register";
+    case AsmError::bad_number: return "bad_number";
+    case AsmError::unknown_label: return "unknown_label";
+    case AsmError::duplicate_label: return "duplicate_label";
+    case AsmError::output_full: return "output_full";
   }
   return "invalid";
 }

@@ -1,0 +1,219 @@
+// keel test-data PATH...: runs bpf_conformance / uBPF `.data` files.
+//   -- result        must be produced in guarded mode (the -- mem buffer a
+//                    writable region) and in fast mode;
+//   -- error         must be refused at load for the same reason at the same pc;
+//   -- error pattern must load, then trap in guarded mode at that pc;
+//   -- asm + -- raw alone: an encoding test (the assembler must produce -- raw).
+// Every program must also survive disassemble -> assemble unchanged.
+// One line per file, then "N passed, M failed[, K skipped]".
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "args.h"
+#include "data_file.h"
+#include "program.h"
+#include "ubpf_wording.h"
+
+namespace keel::cli {
+
+namespace {
+
+// Files that cannot pass, and why — the one list, mirrored in
+// docs/conformance-exceptions.md. Rules by content (whole families of
+// files) are in check_file(); single files are matched by the end of their path.
+constexpr const char* kPyelfReason =
+    "-- pyelf: an ELF object built by uBPF's Python test harness; keel cannot build it";
+constexpr const char* kMissingIncludeReason = "content file missing from the corpus";
+constexpr const char* kReloadReason =
+    "-- reload: tests that uBPF refuses code loaded twice into one VM; keel's decode keeps no VM state";
+struct NotApplicable {
+  const char* path_suffix;
+  const char* reason;
+};
+constexpr NotApplicable kNotApplicable[] = {
+    {"errors/err-unknown-opcode.data",
+     "opcode 0x06 is RFC 9669's JMP32 JA (gotol, §4.3.1, Table 4), unknown to this uBPF; "
+     "keel decodes the file's `ja32 +0; exit` as a valid program"},
+    {"errors/err-lddw-invalid-src.data",
+     "lddw src 1 is RFC 9669's map-by-fd load (§5.4, Table 12), unknown to this uBPF; keel accepts "
+     "the instruction and refuses the program only because it ends without exit (fall_through_end)"},
+};
+
+enum class Outcome : uint8_t { pass, fail, not_applicable };
+
+struct Verdict {
+  Outcome outcome;
+  std::string why;
+};
+
+Verdict pass() { return {Outcome::pass, ""}; }
+Verdict fail(const std::string& why) { return {Outcome::fail, why}; }
+
+// The program's bytes: assembled from -- asm (and then equal to -- raw when
+// both are given: -- raw is the expected encoding), or -- raw alone.
+bool program_bytes(const DataFile& data, Bytes& out, std::string& why) {
+  if (data.has_asm) {
+    const AsmResult result = assemble_text(data.asm_text, out);
+    if (!result.ok()) {
+      why = "assembler: " + std::string(asm_error_name(result.error)) + " at line " +
+            std::to_string(data.asm_line + result.line) + " column " + std::to_string(result.column);
+      return false;
+    }
+    if (data.has_raw && out != data.raw) {
+      const size_t slots = std::max(out.size(), data.raw.size()) / 8;
+      for (size_t slot = 0; slot < slots; ++slot) {
+        const bool have_got = slot * 8 < out.size(), have_want = slot * 8 < data.raw.size();
+        if (have_got && have_want && slot_at(out, slot) == slot_at(data.raw, slot)) continue;
+        why = "assembler: slot " + std::to_string(slot) + " is " + (have_got ? hex(slot_at(out, slot)) : "missing") +
+              ", -- raw says " + (have_want ? hex(slot_at(data.raw, slot)) : "nothing");
+        return false;
+      }
+    }
+  } else if (data.has_raw) {
+    out = data.raw;
+  } else {
+    why = "no -- asm or -- raw section";
+    return false;
+  }
+  if (out.empty()) {
+    why = "empty program";
+    return false;
+  }
+  return true;
+}
+
+std::string load_error_text(const DecodeResult& result) {
+  return std::string(decode_error_name(result.error)) + " at pc " + std::to_string(result.pc);
+}
+
+Verdict check_load_error(const DataFile& data, const DecodeResult& loaded) {
+  ExpectedLoadError expected;
+  if (!map_load_error(data.error, expected)) return fail("uBPF error wording not in the table: \"" + data.error + "\"");
+  std::string want = decode_error_name(expected.error);
+  if (expected.has_pc) want += " at pc " + std::to_string(expected.pc);
+  if (loaded.ok()) return fail("loaded, expected " + want);
+  if (loaded.error != expected.error || (expected.has_pc && loaded.pc != expected.pc))
+    return fail("refused with " + load_error_text(loaded) + ", expected " + want);
+  return pass();
+}
+
+Verdict check_run_error(const DataFile& data, const Program& program) {
+  ExpectedTrap expected;
+  if (!map_run_error(data.error_pattern, expected))
+    return fail("uBPF error wording not in the table: \"" + data.error_pattern + "\"");
+  std::string want = expected.describe();
+  if (expected.has_pc) want += " at pc " + std::to_string(expected.pc);
+  const RunResult result = execute(program, data.mem, RunMode::guarded, RunOptions{}.insn_budget);
+  if (result.status == RunStatus::ok) return fail("guarded: ran to r0 = " + hex(result.r0) + ", expected trap " + want);
+  if (!expected.accepts(result.status) || (expected.has_pc && result.pc != expected.pc))
+    return fail("guarded: " + trap_message(result) + ", expected " + want);
+  return pass();
+}
+
+Verdict check_result(const DataFile& data, const Program& program) {
+  // Guarded first: it cannot crash the tool if the program misbehaves.
+  for (const RunMode mode : {RunMode::guarded, RunMode::fast}) {
+    const char* name = mode == RunMode::guarded ? "guarded" : "fast";
+    const RunResult result = execute(program, data.mem, mode, RunOptions{}.insn_budget);
+    if (result.status != RunStatus::ok) return fail(std::string(name) + ": " + trap_message(result) + ", expected r0 = " + hex(data.result));
+    if (result.r0 != data.result) return fail(std::string(name) + ": r0 = " + hex(result.r0) + ", expected " + hex(data.result));
+  }
+  return pass();
+}
+
+Verdict check_file(const std::string& path) {
+  for (const NotApplicable& entry : kNotApplicable) {
+    const std::string suffix = entry.path_suffix;
+    if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return {Outcome::not_applicable, entry.reason};
+  }
+  DataFile data;
+  const DataLoad load = load_data_file(path, data);
+  if (load.status == DataStatus::missing_include)
+    return {Outcome::not_applicable, std::string(kMissingIncludeReason) + " (" + load.detail + ")"};
+  if (data.pyelf) return {Outcome::not_applicable, kPyelfReason};
+  if (load.status != DataStatus::ok) return fail("malformed: " + load.detail);
+  if (data.reload) return {Outcome::not_applicable, kReloadReason};
+
+  Bytes bytes;
+  std::string why;
+  if (!program_bytes(data, bytes, why)) return fail(why);
+  const std::string roundtrip = roundtrip_problem(bytes);
+  if (!roundtrip.empty()) return fail(roundtrip);
+  // A file with -- asm and -- raw and nothing else is an encoding test
+  // (uBPF's test_assembler.py): program_bytes() has compared them.
+  if (data.has_asm && data.has_raw && !data.has_result && !data.has_error && !data.has_error_pattern) return pass();
+
+  DecodedProgram decoded;
+  DecodeResult loaded = decoded.decode(bytes);
+  // -- unload: uBPF unloads the code and loads it again; decoding is
+  // stateless, so a second decode must simply give the same answer.
+  if (data.unload) {
+    const DecodeResult again = decoded.decode(bytes);
+    if (again.error != loaded.error || again.pc != loaded.pc) return fail("a second decode gave " + load_error_text(again));
+    loaded = again;
+  }
+  // -- error wins over a -- result also present (uBPF keeps the result of
+  // a build without the check).
+  if (data.has_error) return check_load_error(data, loaded);
+  if (!loaded.ok()) return fail("refused with " + load_error_text(loaded));
+  if (data.has_error_pattern) return check_run_error(data, decoded.program());
+  if (data.has_result) return check_result(data, decoded.program());
+  return fail("no -- result, -- error or -- error pattern");
+}
+
+void collect(const std::string& argument, std::vector<std::string>& files) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path path(argument);
+  if (fs::is_regular_file(path, ec)) {
+    files.push_back(argument);
+    return;
+  }
+  if (!fs::is_directory(path, ec)) throw CliError("test-data: " + argument + ": no such file or directory");
+  std::vector<std::string> found;
+  for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec) && it->path().extension() == ".data") found.push_back(it->path().generic_string());
+  }
+  if (ec) throw CliError("test-data: " + argument + ": " + ec.message());
+  std::sort(found.begin(), found.end());
+  files.insert(files.end(), found.begin(), found.end());
+}
+
+}  // namespace
+
+int cmd_test_data(const std::vector<std::string>& arguments) {
+  Args args("test-data", arguments);
+  std::vector<std::string> files;
+  while (!args.done()) {
+    const std::string& arg = args.take();
+    if (Args::is_option(arg)) args.unknown(arg);
+    collect(arg, files);
+  }
+  if (files.empty()) args.fail("no .data files (keel test-data PATH...)");
+
+  size_t passed = 0, failed = 0, skipped = 0;
+  for (const std::string& file : files) {
+    Verdict verdict;
+    try {
+      verdict = check_file(file);
+    } catch (const CliError& error) {
+      verdict = fail(error.what());
+    }
+    switch (verdict.outcome) {
+      case Outcome::pass: ++passed; std::printf("PASS %s\n", file.c_str()); break;
+      case Outcome::fail: ++failed; std::printf("FAIL %s: %s\n", file.c_str(), verdict.why.c_str()); break;
+      case Outcome::not_applicable: ++skipped; std::printf("N/A %s: %s\n", file.c_str(), verdict.why.c_str()); break;
+    }
+  }
+  if (skipped > 0) {
+    std::printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
+  } else {
+    std::printf("%zu passed, %zu failed\n", passed, failed);
+  }
+  std::fflush(stdout);
+  return failed == 0 ? kExitOk : kExitTrap;
+}
+
+}  // namespace keel::cli

@@ -1,0 +1,36 @@
+// The helper functions the conformance suites' own runners define, so that
+// `keel run` and `keel test-data` can execute their `call N` programs. This
+// is test-runner data, not part of the core's platform.
+#pragma once
+
+#include <cstdint>
+
+#include "keel/interp.h"
+
+namespace keel::cli {
+
+// Memory a helper may read or write through a pointer argument: the ranges
+// the runner handed the program (its input buffer and its stack). The
+// helpers check their pointers against it, so that a wrong pointer ends in
+// a helper failure rather than a crash of the tool.
+struct HelperMemory {
+  struct Range {
+    uint64_t base;
+    uint64_t size;
+  };
+  static constexpr int kMaxRanges = 4;
+  Range ranges[kMaxRanges] = {};
+  int count = 0;
+
+  void add(uint64_t base, uint64_t size);
+  // Bytes available from `address` to the end of the range holding it (0: none).
+  uint64_t available(uint64_t address) const;
+};
+
+// The table, with `memory` as its user data.
+HelperTable conformance_helper_table(HelperMemory& memory);
+
+// DecodeOptions::helper_exists for the same table (context unused).
+bool conformance_helper_exists(const void* context, int32_t id);
+
+}  // namespace keel::cli

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The corpus test: every bpf_conformance and uBPF .data file through
+# `keel test-data`. Passes only on "N passed, 0 failed[, K skipped]" and exit 0.
+# A missing corpus is a skip (exit 77, CTest SKIP_RETURN_CODE) — except
+# under CI=true, where it is a failure.
+#   corpus_test.sh KEEL CORPUS_DIR
+set -u
+KEEL=$1 CORPUS=$2
+dirs=("$CORPUS/bpf_conformance/tests" "$CORPUS/ubpf/tests")
+for dir in "${dirs[@]}"; do
+  if [ ! -d "$dir" ]; then
+    if [ "${CI:-}" = "true" ]; then
+      echo "error: corpus not found ($dir) and CI=true"
+      exit 1
+    fi
+    echo "skipped: corpus not found ($dir)"
+    exit 77
+  fi
+done
+out=$("$KEEL" test-data "${dirs[@]}")
+status=$?
+printf '%s\n' "$out"
+summary=$(printf '%s\n' "$out" | tail -n 1)
+if [ $status -eq 0 ] && [[ $summary =~ ^[0-9]+\ passed,\ 0\ failed(,\ [0-9]+\ skipped)?$ ]]; then
+  exit 0
+fi
+echo "corpus test failed (exit $status): $summary"
+exit 1
