@@ -1,0 +1,600 @@
+// Builds the CFG in phases, each linear or near-linear, none recursive:
+//   1. function entries, leaders, blocks, edges, call sites (and a cheap
+//      re-check of the decoder's guarantees);
+//   2. reverse post-order per function (iterative DFS);
+//   3. call graph: recursion, call depth; then unreachable code;
+//   4. dominators (Cooper-Harvey-Kennedy) and the dominator tree's intervals;
+//      irreducible control flow;
+//   5. the loop forest (natural loops merged per header, nested with a
+//      union-find as in Havlak, "Nesting of Reducible and Irreducible Loops",
+//      TOPLAS 1997), its pre-order, bodies, back edges and exits.
+// Temporaries of a phase are released before the next one; cfg_arena_bound
+// mirrors every allocation below.
+#include "cfg/cfg.h"
+
+namespace keel {
+
+const char* cfg_error_name(CfgError error) {
+  switch (error) {
+    case CfgError::ok: return "ok";
+    case CfgError::out_of_memory: return "out_of_memory";
+    case CfgError::unreachable: return "unreachable";
+    case CfgError::irreducible_loop: return "irreducible_loop";
+    case CfgError::recursion: return "recursion";
+    case CfgError::too_deep_calls: return "too_deep_calls";
+    case CfgError::invalid_program: return "invalid_program";
+  }
+  return "unknown";
+}
+
+namespace {
+
+constexpr uint32_t kNone = Cfg::kNone;
+
+// Flags kept in block_of_pc before it holds block indices.
+constexpr uint32_t kLeader = 1, kEntry = 2;
+
+bool is_conditional_jump(Op op) { return op >= Op::jeq64_imm && op <= Op::jsle32_reg; }
+bool is_lddw(Op op) { return op >= Op::lddw_imm64 && op <= Op::lddw_map_idx_value; }
+
+// decode() guarantees what this checks; a violation is a bug upstream, so a
+// debug build stops at once while a release build still refuses cleanly.
+CfgResult broken_contract(uint32_t pc) {
+#ifndef NDEBUG
+  __builtin_trap();
+#endif
+  return {CfgError::invalid_program, pc};
+}
+
+CfgResult fail(CfgError error, uint32_t pc) { return {error, pc}; }
+constexpr CfgResult kOutOfMemory{CfgError::out_of_memory, 0};
+
+// Target of a jump or local call at `pc`, or -1 when outside [0, count).
+int64_t target_of(const Insn& insn, uint32_t pc, uint32_t count) {
+  const int64_t target = int64_t{pc} + 1 + insn.offset;
+  return target >= 0 && target < int64_t{count} ? target : -1;
+}
+
+// The same once checked.
+uint32_t target(const Insn& insn, uint32_t pc) { return static_cast<uint32_t>(int64_t{pc} + 1 + insn.offset); }
+
+// The instruction that ends block `b` (the first slot when it ends with a lddw).
+uint32_t terminator_pc(const Cfg& cfg, uint32_t b) {
+  const uint32_t last = cfg.blocks[b].last;
+  return cfg.insns[last].op == Op::lddw_tail ? last - 1 : last;
+}
+
+struct Frame {
+  uint32_t node, cursor;
+};
+
+// Phase 1. block_of_pc first carries kLeader/kEntry flags, then block indices.
+CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
+  const uint32_t n = program.count;
+  const Insn* insns = program.insns;
+  uint32_t* flags = cfg.block_of_pc = arena.allocate<uint32_t>(n);
+  if (flags == nullptr) return kOutOfMemory;
+
+  // Function entries: slot 0 and every call_local target.
+  flags[0] = kLeader | kEntry;
+  uint32_t call_count = 0;
+  for (uint32_t pc = 0; pc < n; ++pc) {
+    const Op op = insns[pc].op;
+    if (is_lddw(op)) {
+      if (pc + 1 >= n || insns[pc + 1].op != Op::lddw_tail) return broken_contract(pc);
+      ++pc;
+    } else if (op == Op::lddw_tail) {
+      return broken_contract(pc);
+    } else if (op == Op::call_local) {
+      const int64_t to = target_of(insns[pc], pc, n);
+      if (to < 0 || insns[to].op == Op::lddw_tail) return broken_contract(pc);
+      flags[to] |= kLeader | kEntry;
+      ++call_count;
+    }
+  }
+  uint32_t function_count = 0;
+  for (uint32_t pc = 0; pc < n; ++pc) function_count += (flags[pc] & kEntry) != 0;
+  cfg.functions = arena.allocate<Cfg::Function>(function_count);
+  if (cfg.functions == nullptr) return kOutOfMemory;
+  cfg.function_count = function_count;
+  for (uint32_t pc = 0, f = 0; pc < n; ++pc) {
+    if ((flags[pc] & kEntry) == 0) continue;
+    if (f > 0) cfg.functions[f - 1].end = pc;
+    cfg.functions[f++].entry = pc;
+  }
+  cfg.functions[function_count - 1].end = n;
+
+  // Leaders: jump targets and the slot after a jump or exit. Jumps must stay
+  // in their function, and a function must not fall off its end.
+  for (uint32_t f = 0; f < function_count; ++f) {
+    const uint32_t entry = cfg.functions[f].entry, end = cfg.functions[f].end;
+    const Op last = insns[end - 1].op;
+    if (last != Op::exit && last != Op::ja) return broken_contract(last == Op::lddw_tail ? end - 2 : end - 1);
+    for (uint32_t pc = entry; pc < end; ++pc) {
+      const Op op = insns[pc].op;
+      if (is_lddw(op)) {
+        ++pc;
+        continue;
+      }
+      if (op == Op::ja || is_conditional_jump(op)) {
+        const int64_t to = target_of(insns[pc], pc, n);
+        if (to < entry || to >= end || insns[to].op == Op::lddw_tail) return broken_contract(pc);
+        flags[to] |= kLeader;
+      }
+      if ((op == Op::ja || is_conditional_jump(op) || op == Op::exit) && pc + 1 < end) flags[pc + 1] |= kLeader;
+    }
+  }
+
+  uint32_t block_count = 0;
+  for (uint32_t pc = 0; pc < n; ++pc) block_count += (flags[pc] & kLeader) != 0;
+  cfg.blocks = arena.allocate<Cfg::Block>(block_count);
+  cfg.succ_offsets = cfg.blocks ? arena.allocate<uint32_t>(block_count + size_t{1}) : nullptr;
+  if (cfg.succ_offsets == nullptr) return kOutOfMemory;
+  cfg.block_count = block_count;
+
+  // Blocks and their edge counts; flags turn into block indices as we go
+  // (a slot's flags are read before it is overwritten).
+  uint32_t b = kNone, f = 0;
+  for (uint32_t pc = 0; pc < n; ++pc) {
+    if (flags[pc] & kLeader) {
+      if (b != kNone) cfg.blocks[b].last = pc - 1;
+      if (flags[pc] & kEntry) {
+        f = b == kNone ? 0 : f + 1;
+        cfg.functions[f].first_block = b + 1;
+      }
+      ++b;
+      cfg.blocks[b] = {pc, 0, f, kNone, kNone, kNone, 0, 0};
+      ++cfg.functions[f].block_count;
+    }
+    flags[pc] = b;
+  }
+  cfg.blocks[b].last = n - 1;
+  uint32_t edge_count = 0;
+  for (b = 0; b < block_count; ++b) {
+    const Op op = insns[terminator_pc(cfg, b)].op;
+    edge_count += op == Op::exit ? 0 : is_conditional_jump(op) ? 2 : 1;
+    cfg.succ_offsets[b + 1] = edge_count;
+  }
+
+  cfg.edges = arena.allocate<Cfg::Edge>(edge_count);
+  cfg.pred_offsets = cfg.edges ? arena.allocate<uint32_t>(block_count + size_t{1}) : nullptr;
+  cfg.pred_edges = cfg.pred_offsets ? arena.allocate<uint32_t>(edge_count) : nullptr;
+  cfg.calls = cfg.pred_edges ? arena.allocate<Cfg::CallSite>(call_count) : nullptr;
+  if (cfg.calls == nullptr) return kOutOfMemory;
+  cfg.edge_count = edge_count;
+  cfg.call_count = call_count;
+
+  // Edges (a conditional jump's not-taken edge first) and call sites.
+  uint32_t e = 0, c = 0;
+  for (b = 0; b < block_count; ++b) {
+    const Cfg::Block& block = cfg.blocks[b];
+    for (uint32_t pc = block.first; pc <= block.last; ++pc) {
+      if (insns[pc].op != Op::call_local) continue;
+      const uint32_t callee = cfg.blocks[cfg.block_of_pc[target(insns[pc], pc)]].function;
+      if (cfg.functions[block.function].call_count++ == 0) cfg.functions[block.function].call_begin = c;
+      cfg.calls[c++] = {pc, b, block.function, callee};
+    }
+    const uint32_t pc = terminator_pc(cfg, b);
+    const Op op = insns[pc].op;
+    const uint32_t next = b + 1;
+    if (op == Op::ja) {
+      cfg.edges[e++] = {b, cfg.block_of_pc[target(insns[pc], pc)], Cfg::EdgeKind::jump};
+    } else if (is_conditional_jump(op)) {
+      cfg.edges[e++] = {b, next, Cfg::EdgeKind::not_taken};
+      cfg.edges[e++] = {b, cfg.block_of_pc[target(insns[pc], pc)], Cfg::EdgeKind::taken};
+    } else if (op != Op::exit) {
+      cfg.edges[e++] = {b, next, Cfg::EdgeKind::fall};
+    }
+  }
+
+  // Predecessors: counting sort of the edges by target.
+  for (e = 0; e < edge_count; ++e) ++cfg.pred_offsets[cfg.edges[e].to + 1];
+  for (b = 0; b < block_count; ++b) cfg.pred_offsets[b + 1] += cfg.pred_offsets[b];
+  for (e = 0; e < edge_count; ++e) cfg.pred_edges[cfg.pred_offsets[cfg.edges[e].to]++] = e;
+  for (b = block_count; b > 0; --b) cfg.pred_offsets[b] = cfg.pred_offsets[b - 1];
+  cfg.pred_offsets[0] = 0;
+  return {};
+}
+
+// Phase 2. Successors are visited last edge first so that, for an if/else,
+// the RPO follows the pc order.
+CfgResult build_rpo(Arena& arena, Cfg& cfg) {
+  cfg.rpo = arena.allocate<uint32_t>(cfg.block_count);
+  if (cfg.rpo == nullptr) return kOutOfMemory;
+  const size_t mark = arena.mark();
+  Frame* stack = arena.allocate<Frame>(cfg.block_count);
+  if (stack == nullptr) return kOutOfMemory;
+  constexpr uint32_t kSeen = 0;  // any value but kNone; replaced by the RPO index
+  uint32_t total = 0;
+  for (uint32_t f = 0; f < cfg.function_count; ++f) {
+    Cfg::Function& function = cfg.functions[f];
+    const uint32_t entry = function.first_block;
+    uint32_t count = 0, depth = 0;
+    cfg.blocks[entry].rpo = kSeen;
+    stack[depth++] = {entry, cfg.succ_offsets[entry + 1] - cfg.succ_offsets[entry]};
+    while (depth > 0) {
+      Frame& top = stack[depth - 1];
+      if (top.cursor == 0) {
+        cfg.rpo[total + count++] = top.node;  // post-order for now
+        --depth;
+        continue;
+      }
+      const uint32_t to = cfg.edges[cfg.succ_offsets[top.node] + --top.cursor].to;
+      if (cfg.blocks[to].rpo != kNone) continue;
+      cfg.blocks[to].rpo = kSeen;
+      stack[depth++] = {to, cfg.succ_offsets[to + 1] - cfg.succ_offsets[to]};
+    }
+    uint32_t* order = cfg.rpo + total;
+    for (uint32_t i = 0, j = count - 1; i < j; ++i, --j) {
+      const uint32_t swap = order[i];
+      order[i] = order[j];
+      order[j] = swap;
+    }
+    for (uint32_t i = 0; i < count; ++i) cfg.blocks[order[i]].rpo = total + i;
+    function.rpo_begin = total;
+    function.rpo_count = count;
+    total += count;
+  }
+  cfg.rpo_count = total;
+  arena.release_to(mark);
+  return {};
+}
+
+// Phase 3. A DFS of the call graph from the entry, following only calls in
+// reachable blocks: a call to a function still on the stack is recursion;
+// depths come out in post-order.
+CfgResult check_calls(const CfgOptions& options, Arena& arena, Cfg& cfg) {
+  const size_t mark = arena.mark();
+  uint8_t* state = arena.allocate<uint8_t>(cfg.function_count);  // 0 new, 1 on stack, 2 done
+  Frame* stack = state ? arena.allocate<Frame>(cfg.function_count) : nullptr;
+  if (stack == nullptr) return kOutOfMemory;
+  uint32_t depth = 0;
+  state[0] = 1;
+  stack[depth++] = {0, 0};
+  while (depth > 0) {
+    Frame& top = stack[depth - 1];
+    Cfg::Function& function = cfg.functions[top.node];
+    if (top.cursor < function.call_count) {
+      const Cfg::CallSite& call = cfg.calls[function.call_begin + top.cursor++];
+      if (!cfg.reachable(call.block)) continue;
+      if (state[call.callee] == 1) return fail(CfgError::recursion, call.pc);
+      if (state[call.callee] == 0) {
+        state[call.callee] = 1;
+        stack[depth++] = {call.callee, 0};
+      }
+      continue;
+    }
+    function.depth = 1;
+    for (const Cfg::CallSite& call : cfg.function_calls(top.node)) {
+      const uint32_t through = cfg.functions[call.callee].depth + 1;
+      if (cfg.reachable(call.block) && through > function.depth) function.depth = through;
+    }
+    state[top.node] = 2;
+    --depth;
+  }
+  arena.release_to(mark);
+  cfg.max_call_depth = cfg.functions[0].depth;
+
+  // Too deep: follow a longest chain to the call that needs one frame too many.
+  if (options.max_call_depth != 0 && cfg.max_call_depth > options.max_call_depth) {
+    uint32_t f = 0;
+    for (uint32_t frames = 1; cfg.functions[f].depth > 1; ++frames) {
+      const Cfg::CallSite* deepest = nullptr;
+      for (const Cfg::CallSite& call : cfg.function_calls(f)) {
+        if (cfg.reachable(call.block) && cfg.functions[call.callee].depth + 1 == cfg.functions[f].depth) {
+          deepest = &call;
+          break;
+        }
+      }
+      if (deepest == nullptr) break;  // cannot happen: depth came from such a call
+      if (frames + 1 > options.max_call_depth) return fail(CfgError::too_deep_calls, deepest->pc);
+      f = deepest->callee;
+    }
+  }
+
+  for (uint32_t b = 0; b < cfg.block_count; ++b) {
+    if (!cfg.reachable(b) || cfg.functions[cfg.blocks[b].function].depth == 0) {
+      cfg.first_unreachable_pc = cfg.blocks[b].first;
+      if (options.reject_unreachable) return fail(CfgError::unreachable, cfg.first_unreachable_pc);
+      break;
+    }
+  }
+  return {};
+}
+
+// Cooper-Harvey-Kennedy's intersect: walks the two fingers up the current
+// dominator tree until they meet; RPO indices order the walk.
+uint32_t intersect(const Cfg& cfg, uint32_t a, uint32_t b) {
+  while (a != b) {
+    while (cfg.blocks[a].rpo > cfg.blocks[b].rpo) a = cfg.blocks[a].idom;
+    while (cfg.blocks[b].rpo > cfg.blocks[a].rpo) b = cfg.blocks[b].idom;
+  }
+  return a;
+}
+
+// Phase 4. One CHK pass over each function's RPO, taking only predecessors
+// already processed (those earlier in RPO): that computes the dominators of
+// the graph without its retreating edges. If every retreating edge targets a
+// block dominating its source — reducibility — adding those edges back
+// changes no dominator, so the pass is exact and CHK's second pass would
+// change nothing. Otherwise the graph is irreducible and rejected.
+CfgResult build_dominators(Arena& arena, Cfg& cfg) {
+  for (uint32_t f = 0; f < cfg.function_count; ++f) {
+    const Cfg::Span<uint32_t> order = cfg.function_rpo(f);
+    for (uint32_t i = 1; i < order.size; ++i) {
+      const uint32_t b = order[i];
+      uint32_t idom = kNone;
+      const Cfg::Span<uint32_t> preds = cfg.predecessors(b);
+      // Last predecessor first: on a chain of early exits to one block (the
+      // usual "goto out"), each intersect then walks a single step.
+      for (uint32_t k = preds.size; k-- > 0;) {
+        const uint32_t p = cfg.edges[preds[k]].from;
+        if (!cfg.reachable(p) || cfg.blocks[p].rpo >= cfg.blocks[b].rpo) continue;
+        idom = idom == kNone ? p : intersect(cfg, p, idom);
+      }
+      cfg.blocks[b].idom = idom;  // never kNone: the DFS parent comes earlier in RPO
+    }
+  }
+
+  // Dominator-tree intervals without child lists: subtree sizes bottom-up
+  // (children follow parents in RPO), then each child takes the next free
+  // range inside its parent's. Numbering starts at 1; unreachable blocks keep 0.
+  const size_t mark = arena.mark();
+  uint32_t* size = arena.allocate<uint32_t>(cfg.block_count);
+  uint32_t* next = size ? arena.allocate<uint32_t>(cfg.block_count) : nullptr;
+  if (next == nullptr) return kOutOfMemory;
+  uint32_t number = 1;
+  for (uint32_t f = 0; f < cfg.function_count; ++f) {
+    const Cfg::Span<uint32_t> order = cfg.function_rpo(f);
+    for (uint32_t b : order) size[b] = 1;
+    for (uint32_t i = order.size; i-- > 1;) size[cfg.blocks[order[i]].idom] += size[order[i]];
+    for (uint32_t i = 0; i < order.size; ++i) {
+      Cfg::Block& block = cfg.blocks[order[i]];
+      if (i == 0) {
+        block.dom_pre = number;
+        number += size[order[i]];
+      } else {
+        block.dom_pre = next[block.idom];
+        next[block.idom] += size[order[i]];
+      }
+      block.dom_end = block.dom_pre + size[order[i]];
+      next[order[i]] = block.dom_pre + 1;
+    }
+  }
+  arena.release_to(mark);
+
+  for (uint32_t b = 0; b < cfg.block_count; ++b) {
+    if (!cfg.reachable(b)) continue;
+    for (const Cfg::Edge& edge : cfg.successors(b)) {
+      if (cfg.blocks[edge.to].rpo <= cfg.blocks[b].rpo && !cfg.dominates(edge.to, b)) {
+        return fail(CfgError::irreducible_loop, terminator_pc(cfg, b));
+      }
+    }
+  }
+  return {};
+}
+
+uint32_t find(uint32_t* parent, uint32_t x) {
+  uint32_t root = x;
+  while (parent[root] != root) root = parent[root];
+  while (parent[x] != root) {
+    const uint32_t up = parent[x];
+    parent[x] = root;
+    x = up;
+  }
+  return root;
+}
+
+bool is_back_edge(const Cfg& cfg, const Cfg::Edge& edge) {
+  // Reducible by now: every retreating edge is a back edge.
+  return cfg.reachable(edge.from) && cfg.blocks[edge.to].rpo <= cfg.blocks[edge.from].rpo;
+}
+
+// Phase 5. Loops are first numbered by header RPO, so an enclosing loop
+// (whose header dominates the inner one's) has the lower number; walking
+// them from the highest number, each loop's body is found backwards from
+// its back edges, and an already-built inner loop is entered as one node
+// (its header's predecessors), joined to this loop in the union-find.
+CfgResult build_loops(Arena& arena, Cfg& cfg) {
+  uint32_t loop_count = 0, back_count = 0;
+  constexpr uint32_t kHeader = 0;  // marks headers in Block::loop before they are numbered
+  for (uint32_t e = 0; e < cfg.edge_count; ++e) {
+    if (!is_back_edge(cfg, cfg.edges[e])) continue;
+    ++back_count;
+    Cfg::Block& header = cfg.blocks[cfg.edges[e].to];
+    if (header.loop == kNone) {
+      header.loop = kHeader;
+      ++loop_count;
+    }
+  }
+  cfg.loops = arena.allocate<Cfg::Loop>(loop_count);
+  cfg.back_edge_offsets = cfg.loops ? arena.allocate<uint32_t>(loop_count + size_t{1}) : nullptr;
+  cfg.back_edges = cfg.back_edge_offsets ? arena.allocate<uint32_t>(back_count) : nullptr;
+  cfg.loop_block_offsets = cfg.back_edges ? arena.allocate<uint32_t>(loop_count + size_t{1}) : nullptr;
+  cfg.exit_offsets = cfg.loop_block_offsets ? arena.allocate<uint32_t>(loop_count + size_t{1}) : nullptr;
+  if (cfg.exit_offsets == nullptr) return kOutOfMemory;
+  cfg.loop_count = loop_count;
+
+  const size_t mark = arena.mark();
+  uint32_t* header_of = arena.allocate<uint32_t>(loop_count);  // by first numbering
+  uint32_t* parent = header_of ? arena.allocate<uint32_t>(loop_count) : nullptr;
+  uint32_t* sets = parent ? arena.allocate<uint32_t>(loop_count) : nullptr;
+  uint32_t* renumber = sets ? arena.allocate<uint32_t>(loop_count) : nullptr;
+  uint32_t* subtree = renumber ? arena.allocate<uint32_t>(loop_count) : nullptr;
+  uint32_t* stamp = subtree ? arena.allocate<uint32_t>(cfg.block_count) : nullptr;
+  uint32_t* stack = stamp ? arena.allocate<uint32_t>(cfg.block_count) : nullptr;
+  if (stack == nullptr) return kOutOfMemory;
+
+  for (uint32_t i = 0, l = 0; i < cfg.rpo_count; ++i) {
+    const uint32_t b = cfg.rpo[i];
+    if (cfg.blocks[b].loop == kNone) continue;
+    cfg.blocks[b].loop = l;
+    header_of[l] = b;
+    parent[l] = kNone;
+    sets[l] = l;
+    ++l;
+  }
+
+  for (uint32_t l = loop_count; l-- > 0;) {
+    const uint32_t header = header_of[l], mine = l + 1;  // stamp values are loop + 1
+    uint32_t depth = 0;
+    auto push_preds = [&](uint32_t b) {
+      for (uint32_t e : cfg.predecessors(b)) {
+        const uint32_t p = cfg.edges[e].from;
+        if (!cfg.reachable(p) || stamp[p] == mine) continue;
+        stamp[p] = mine;  // each block is pushed once per loop: the stack never overflows
+        stack[depth++] = p;
+      }
+    };
+    stamp[header] = mine;
+    for (uint32_t e : cfg.predecessors(header)) {  // the back edges' sources (a self-loop adds nothing)
+      const uint32_t p = cfg.edges[e].from;
+      if (!is_back_edge(cfg, cfg.edges[e]) || stamp[p] == mine) continue;
+      stamp[p] = mine;
+      stack[depth++] = p;
+    }
+    while (depth > 0) {
+      const uint32_t b = stack[--depth];
+      const uint32_t inner = cfg.blocks[b].loop;
+      if (inner == kNone) {
+        cfg.blocks[b].loop = l;
+        push_preds(b);
+        continue;
+      }
+      const uint32_t outermost = find(sets, inner);
+      if (outermost == l) continue;
+      parent[outermost] = l;
+      sets[outermost] = l;
+      push_preds(header_of[outermost]);
+    }
+  }
+
+  // Pre-order: parents have lower numbers, so sizes accumulate backwards and
+  // ranges are handed out forwards (`sets` now holds each loop's next free slot).
+  for (uint32_t l = 0; l < loop_count; ++l) subtree[l] = 1;
+  for (uint32_t l = loop_count; l-- > 0;) {
+    if (parent[l] != kNone) subtree[parent[l]] += subtree[l];
+  }
+  for (uint32_t l = 0, top = 0; l < loop_count; ++l) {
+    if (parent[l] == kNone) {
+      renumber[l] = top;
+      top += subtree[l];
+    } else {
+      renumber[l] = sets[parent[l]];
+      sets[parent[l]] += subtree[l];
+    }
+    sets[l] = renumber[l] + 1;
+  }
+  for (uint32_t l = 0; l < loop_count; ++l) {
+    cfg.loops[renumber[l]] = {header_of[l], parent[l] == kNone ? kNone : renumber[parent[l]], 0,
+                              renumber[l] + subtree[l], cfg.blocks[header_of[l]].function};
+  }
+  for (uint32_t b = 0; b < cfg.block_count; ++b) {
+    if (cfg.blocks[b].loop != kNone) cfg.blocks[b].loop = renumber[cfg.blocks[b].loop];
+  }
+  arena.release_to(mark);
+  for (uint32_t l = 0; l < loop_count; ++l) {
+    Cfg::Loop& loop = cfg.loops[l];
+    loop.depth = loop.parent == kNone ? 1 : cfg.loops[loop.parent].depth + 1;
+  }
+
+  // Bodies, back edges and exits: counting sorts by loop.
+  uint32_t body_count = 0, exit_count = 0;
+  for (uint32_t b = 0; b < cfg.block_count; ++b) {
+    const uint32_t inner = cfg.blocks[b].loop;
+    if (inner == kNone) continue;
+    ++cfg.loop_block_offsets[inner + 1];
+    ++body_count;
+    for (const Cfg::Edge& edge : cfg.successors(b)) {
+      if (!cfg.in_loop(edge.to, inner)) {
+        ++cfg.exit_offsets[inner + 1];
+        ++exit_count;
+      }
+    }
+  }
+  for (uint32_t e = 0; e < cfg.edge_count; ++e) {
+    if (is_back_edge(cfg, cfg.edges[e])) ++cfg.back_edge_offsets[cfg.blocks[cfg.edges[e].to].loop + 1];
+  }
+  cfg.loop_blocks = arena.allocate<uint32_t>(body_count);
+  cfg.exits = cfg.loop_blocks ? arena.allocate<Cfg::LoopExit>(exit_count) : nullptr;
+  if (cfg.exits == nullptr) return kOutOfMemory;
+
+  uint32_t* offsets[] = {cfg.loop_block_offsets, cfg.back_edge_offsets, cfg.exit_offsets};
+  for (uint32_t* o : offsets) {
+    for (uint32_t l = 0; l < loop_count; ++l) o[l + 1] += o[l];
+  }
+  for (uint32_t i = 0; i < cfg.rpo_count; ++i) {  // bodies in RPO
+    const uint32_t b = cfg.rpo[i], inner = cfg.blocks[b].loop;
+    if (inner != kNone) cfg.loop_blocks[cfg.loop_block_offsets[inner]++] = b;
+  }
+  for (uint32_t e = 0; e < cfg.edge_count; ++e) {
+    if (is_back_edge(cfg, cfg.edges[e])) cfg.back_edges[cfg.back_edge_offsets[cfg.blocks[cfg.edges[e].to].loop]++] = e;
+  }
+  for (uint32_t b = 0; b < cfg.block_count; ++b) {
+    const uint32_t inner = cfg.blocks[b].loop;
+    if (inner == kNone) continue;
+    for (uint32_t e = cfg.succ_offsets[b]; e < cfg.succ_offsets[b + 1]; ++e) {
+      const uint32_t to = cfg.edges[e].to;
+      if (cfg.in_loop(to, inner)) continue;
+      // The innermost loop holding both ends: the target's own, or (when the
+      // edge enters it through its header) an enclosing one. Reducibility
+      // makes this at most one step up.
+      uint32_t common = cfg.blocks[to].loop;
+      while (common != kNone && !cfg.in_loop(b, common)) common = cfg.loops[common].parent;
+      cfg.exits[cfg.exit_offsets[inner]++] = {e, common == kNone ? 0 : cfg.loops[common].depth};
+    }
+  }
+  for (uint32_t* o : offsets) {
+    for (uint32_t l = loop_count; l > 0; --l) o[l] = o[l - 1];
+    o[0] = 0;
+  }
+  return {};
+}
+
+}  // namespace
+
+CfgResult build_cfg(const Program& program, const CfgOptions& options, Arena& arena, Cfg& out) {
+  if (program.insns == nullptr || program.count == 0) return broken_contract(0);
+  Cfg cfg;
+  cfg.insns = program.insns;
+  cfg.insn_count = program.count;
+  CfgResult result = build_blocks(program, arena, cfg);
+  if (result.ok()) result = build_rpo(arena, cfg);
+  if (result.ok()) result = check_calls(options, arena, cfg);
+  if (result.ok()) result = build_dominators(arena, cfg);
+  if (result.ok()) result = build_loops(arena, cfg);
+  if (result.ok()) out = cfg;
+  return result;
+}
+
+size_t cfg_arena_bound(uint32_t insn_count) {
+  // Worst case of every count: blocks B <= n, edges E <= 2B, functions +
+  // call sites <= n (each needs a slot of its own: a call, or a function's
+  // final exit/ja), loops L <= B, body entries <= B, back edges and exit
+  // entries <= E. Terms follow the allocations above, in order.
+  const uint64_t n = insn_count, blocks = n, edges = 2 * blocks, loops = blocks;
+  const uint64_t function_or_call = sizeof(Cfg::Function) > sizeof(Cfg::CallSite) ? sizeof(Cfg::Function)
+                                                                                  : sizeof(Cfg::CallSite);
+  uint64_t bytes = 4 * n                                         // block_of_pc
+                   + function_or_call * n                        // functions, calls
+                   + sizeof(Cfg::Block) * blocks + 4 * (blocks + 1)  // blocks, succ_offsets
+                   + (sizeof(Cfg::Edge) + 4) * edges + 4 * (blocks + 1)  // edges, pred_edges, pred_offsets
+                   + 4 * blocks                                  // rpo
+                   + sizeof(Cfg::Loop) * loops + 3 * 4 * (loops + 1)  // loops, three offset arrays
+                   + 4 * edges                                   // back_edges
+                   + 4 * blocks + sizeof(Cfg::LoopExit) * edges;  // loop_blocks, exits
+  // Temporaries, one phase at a time: the largest.
+  const uint64_t rpo_stack = sizeof(Frame) * blocks;
+  const uint64_t call_graph = (1 + sizeof(Frame)) * n;
+  const uint64_t dominator_tree = 2 * 4 * blocks;
+  const uint64_t loop_forest = 5 * 4 * loops + 2 * 4 * blocks;
+  uint64_t scratch = rpo_stack > call_graph ? rpo_stack : call_graph;
+  scratch = dominator_tree > scratch ? dominator_tree : scratch;
+  scratch = loop_forest > scratch ? loop_forest : scratch;
+  bytes += scratch;
+  constexpr uint64_t kAllocations = 32, kAlignmentSlack = 8;  // 28 allocations, padding < 4 each
+  bytes += kAllocations * kAlignmentSlack;
+  return bytes > SIZE_MAX ? SIZE_MAX : static_cast<size_t>(bytes);
+}
+
+}  // namespace keel

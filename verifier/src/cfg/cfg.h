@@ -1,0 +1,200 @@
+// Stage 2: decoded Program -> control-flow graph. Per function (the entry and
+// every call_local target): basic blocks, successor and predecessor lists,
+// reverse post-order, dominator tree and natural loops; for the program: call
+// sites and the call graph (recursion, call depth). Internal to libkeel.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "keel/arena.h"
+#include "keel/isa.h"
+
+namespace keel {
+
+enum class CfgError : uint8_t {
+  ok,
+  out_of_memory,     // the arena is smaller than the CFG needs (cfg_arena_bound is always enough)
+  unreachable,       // pc = first slot no path from the entry reaches (Linux: "unreachable insn N")
+  irreducible_loop,  // pc = instruction whose edge closes a cycle its target does not dominate
+  recursion,         // pc = a call_local on a cycle of the call graph (direct or mutual)
+  too_deep_calls,    // pc = the call that needs frame CfgOptions::max_call_depth + 1
+  invalid_program,   // pc = where a guarantee of decode() does not hold (never after decode())
+};
+
+// Stable snake_case name ("irreducible_loop").
+const char* cfg_error_name(CfgError error);
+
+struct CfgResult {
+  CfgError error = CfgError::ok;
+  uint32_t pc = 0;
+  bool ok() const { return error == CfgError::ok; }
+};
+
+struct CfgOptions {
+  /// Reject code no path reaches, as Linux does; when false, Cfg::first_unreachable_pc tells.
+  bool reject_unreachable = true;
+  /// Most frames on one call chain, the entry's included (Linux MAX_CALL_FRAMES: 8); 0 = no limit.
+  uint32_t max_call_depth = kMaxCallDepth;
+};
+
+// All arrays live in the arena passed to build_cfg. Blocks tile the program
+// in pc order, so a function's blocks are contiguous and its entry block is
+// the first. Indices are uint32; kNone marks "no such block/loop".
+struct Cfg {
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  // A view of part of one of the arrays below.
+  template <class T>
+  struct Span {
+    const T* data = nullptr;
+    uint32_t size = 0;
+    const T* begin() const { return data; }
+    const T* end() const { return data + size; }
+    const T& operator[](uint32_t i) const { return data[i]; }
+  };
+
+  enum class EdgeKind : uint8_t {
+    fall,       // the next instruction, after a non-jump (calls included)
+    jump,       // ja
+    not_taken,  // conditional jump, condition false (always a block's first edge)
+    taken,      // conditional jump, condition true (always its second edge)
+  };
+  struct Edge {
+    uint32_t from, to;  // blocks
+    EdgeKind kind;
+  };
+  struct Block {
+    uint32_t first, last;    // slot range, inclusive; a lddw's two slots are never split
+    uint32_t function;
+    uint32_t rpo;            // index into Cfg::rpo; kNone when unreachable in its function
+    uint32_t idom;           // immediate dominator; kNone for the entry and unreachable blocks
+    uint32_t loop;           // innermost loop containing the block, kNone outside loops
+    uint32_t dom_pre, dom_end;  // this block's dominator subtree is dom_pre numbers [dom_pre, dom_end)
+  };
+  struct Function {
+    uint32_t entry, end;            // slot range [entry, end)
+    uint32_t first_block, block_count;
+    uint32_t rpo_begin, rpo_count;  // reachable blocks in reverse post-order: rpo[rpo_begin...]
+    uint32_t call_begin, call_count;  // its call sites: calls[call_begin...], in pc order
+    uint32_t depth;                 // frames on the longest chain it starts (1 = calls nothing); 0 if never called
+  };
+  struct CallSite {
+    uint32_t pc, block;
+    uint32_t caller, callee;  // functions
+  };
+  struct Loop {
+    uint32_t header;       // block; a loop is all back edges into one header (merged natural loops)
+    uint32_t parent;       // enclosing loop, kNone at top level
+    uint32_t depth;        // 1 at top level
+    uint32_t subtree_end;  // loops are in pre-order: [index, subtree_end) are this loop and the ones inside
+    uint32_t function;
+  };
+  // An edge leaving the innermost loop of its source. It leaves every loop on
+  // the source's chain whose depth is above keep_depth (the depth of the
+  // innermost loop containing both ends, 0 when none).
+  struct LoopExit {
+    uint32_t edge;
+    uint32_t keep_depth;
+  };
+
+  const Insn* insns = nullptr;
+  uint32_t insn_count = 0;
+  uint32_t* block_of_pc = nullptr;  // [insn_count]
+  Block* blocks = nullptr;
+  uint32_t block_count = 0;
+  Edge* edges = nullptr;            // grouped by source block
+  uint32_t edge_count = 0;
+  uint32_t* succ_offsets = nullptr;  // [block_count + 1]: b's edges are [succ_offsets[b], succ_offsets[b + 1])
+  uint32_t* pred_offsets = nullptr;  // [block_count + 1], into pred_edges
+  uint32_t* pred_edges = nullptr;    // edge indices grouped by target block
+  uint32_t* rpo = nullptr;           // blocks, per function in Function order
+  uint32_t rpo_count = 0;
+  Function* functions = nullptr;     // [0] is the entry; the rest in pc order
+  uint32_t function_count = 0;
+  CallSite* calls = nullptr;         // in pc order
+  uint32_t call_count = 0;
+  Loop* loops = nullptr;
+  uint32_t loop_count = 0;
+  uint32_t* loop_block_offsets = nullptr;  // [loop_count + 1], into loop_blocks
+  uint32_t* loop_blocks = nullptr;         // blocks grouped by innermost loop, loops in order
+  uint32_t* back_edge_offsets = nullptr;   // [loop_count + 1], into back_edges
+  uint32_t* back_edges = nullptr;          // edge indices grouped by loop
+  uint32_t* exit_offsets = nullptr;        // [loop_count + 1], into exits
+  LoopExit* exits = nullptr;               // grouped by the innermost loop of the edge's source
+  uint32_t max_call_depth = 0;             // frames on the longest call chain from the entry
+  uint32_t first_unreachable_pc = kNone;
+
+  Span<Edge> successors(uint32_t b) const {
+    return {edges + succ_offsets[b], succ_offsets[b + 1] - succ_offsets[b]};
+  }
+  Span<uint32_t> predecessors(uint32_t b) const {  // edge indices
+    return {pred_edges + pred_offsets[b], pred_offsets[b + 1] - pred_offsets[b]};
+  }
+  Span<uint32_t> function_rpo(uint32_t f) const {
+    return {rpo + functions[f].rpo_begin, functions[f].rpo_count};
+  }
+  Span<CallSite> function_calls(uint32_t f) const {
+    return {calls + functions[f].call_begin, functions[f].call_count};
+  }
+  bool reachable(uint32_t b) const { return blocks[b].rpo != kNone; }
+  // O(1) through the dominator tree's pre-order intervals. Reflexive.
+  bool dominates(uint32_t a, uint32_t b) const {
+    return reachable(a) && reachable(b) && blocks[a].dom_pre <= blocks[b].dom_pre &&
+           blocks[b].dom_pre < blocks[a].dom_end;
+  }
+  bool in_loop(uint32_t b, uint32_t loop) const {
+    const uint32_t inner = blocks[b].loop;
+    return inner != kNone && loop <= inner && inner < loops[loop].subtree_end;
+  }
+  // Every block of the loop, nested loops' included.
+  Span<uint32_t> loop_body(uint32_t l) const {
+    const uint32_t begin = loop_block_offsets[l];
+    return {loop_blocks + begin, loop_block_offsets[loops[l].subtree_end] - begin};
+  }
+  Span<uint32_t> loop_back_edges(uint32_t l) const {
+    return {back_edges + back_edge_offsets[l], back_edge_offsets[l + 1] - back_edge_offsets[l]};
+  }
+  // Exits of the loop and of the loops inside it; those that leave `l`
+  // itself satisfy leaves(exit, l).
+  Span<LoopExit> loop_exit_candidates(uint32_t l) const {
+    const uint32_t begin = exit_offsets[l];
+    return {exits + begin, exit_offsets[loops[l].subtree_end] - begin};
+  }
+  bool leaves(const LoopExit& exit, uint32_t l) const { return exit.keep_depth < loops[l].depth; }
+};
+
+// Builds the CFG of `program` (which must outlive `out`) from `arena`;
+// `out` is written only on success. Checks run in this order: decode()'s
+// guarantees, recursion, too_deep_calls, unreachable, irreducible_loop
+// (out_of_memory can come at any point). Recursion and call depth follow
+// only calls in reachable code.
+// Cost: O(n + e) for blocks, edges, RPO, loops (up to inverse Ackermann for
+// the loop forest's union-find); dominators by Cooper-Harvey-Kennedy, "A
+// Simple, Fast Dominance Algorithm" (2001), one pass on RPO (on a reducible
+// graph, the only kind accepted, it is exact), O(n * dominator-tree depth)
+// in the worst case and linear on chains of early exits.
+// Loops are natural loops (Aho-Sethi-Ullman, "Compilers" §9.6): a retreating
+// edge in RPO whose target does not dominate its source is irreducible_loop.
+// Linux accepts some irreducible shapes through its path-sensitive search;
+// keel rejects them on purpose, since its loop bounding needs one header per loop.
+[[nodiscard]] CfgResult build_cfg(const Program& program, const CfgOptions& options, Arena& arena,
+                                  Cfg& out);
+[[nodiscard]] inline CfgResult build_cfg(const Program& program, Arena& arena, Cfg& out) {
+  return build_cfg(program, CfgOptions{}, arena, out);
+}
+
+// Upper bound on the arena bytes build_cfg takes (its peak, temporaries
+// included) for a program of n = `insn_count` slots: 204 n + 276, from
+//   4 per slot      block_of_pc
+//   36 per slot     a Function or a CallSite (each needs a slot of its own)
+//   76 per block    Block 32, two CSR offsets 8, rpo 4, two edges (12 + 4 in pred_edges)
+//   60 per block    loops if every block headed one: Loop 20, three offsets 12,
+//                   a body entry 4, two back edges 8, two exit entries 16
+//   28 per block    temporaries (the loop-forest phase, the largest)
+//   276             the "+ 1" of five offset arrays, and alignment (< 8 per allocation)
+// with blocks <= slots. Real use is far lower: about 4 n + 52 B + 16 E for
+// loop-free code with B blocks and E edges; a straight line takes 4 n + ~100.
+size_t cfg_arena_bound(uint32_t insn_count);
+
+}  // namespace keel

@@ -1,0 +1,954 @@
+// Tests for keel::build_cfg() (verifier/src/cfg/cfg.cc). Programs are built
+// in the decoded form (the decoder is tested on its own). Small shapes have
+// their blocks, edges, RPO, dominators and loops written out by hand; random
+// programs are checked against naive textbook definitions (dominator sets by
+// fixpoint, reducibility as "acyclic without back edges", natural loops by
+// backward search), computed here without the code under test.
+#include "cfg/cfg.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace keel {
+namespace {
+
+constexpr uint32_t kNone = Cfg::kNone;
+using Kind = Cfg::EdgeKind;
+
+// ---- A tiny builder: jumps and calls take absolute targets.
+struct Asm {
+  std::vector<Insn> insns;
+  uint32_t pc() const { return static_cast<uint32_t>(insns.size()); }
+  Asm& put(Op op, uint8_t dst = 0, int32_t offset = 0, int64_t imm = 0) {
+    insns.push_back(Insn{op, dst, 0, 0, offset, imm});
+    return *this;
+  }
+  int32_t rel(uint32_t to) const { return static_cast<int32_t>(int64_t{to} - pc() - 1); }
+  Asm& mov(uint8_t dst, int32_t imm) { return put(Op::mov64_imm, dst, 0, imm); }
+  Asm& add(uint8_t dst, int32_t imm) { return put(Op::add64_imm, dst, 0, imm); }
+  Asm& jcc(Op op, uint8_t dst, int32_t imm, uint32_t to) { return put(op, dst, rel(to), imm); }
+  Asm& jeq(uint8_t dst, int32_t imm, uint32_t to) { return jcc(Op::jeq64_imm, dst, imm, to); }
+  Asm& ja(uint32_t to) { return put(Op::ja, 0, rel(to)); }
+  Asm& call(uint32_t to) { return put(Op::call_local, 0, rel(to)); }
+  Asm& helper(int32_t id) { return put(Op::call_helper, 0, 0, id); }
+  Asm& lddw(uint8_t dst, int64_t value) { return put(Op::lddw_imm64, dst, 0, value).put(Op::lddw_tail); }
+  Asm& exit() { return put(Op::exit); }
+};
+
+// Owns the memory a Cfg points into, so it can be returned by value.
+struct Built {
+  std::vector<Insn> insns;
+  std::unique_ptr<uint8_t[]> memory;
+  size_t peak = 0, bound = 0;
+  Cfg cfg;
+  CfgResult result;
+};
+
+Built build(std::vector<Insn> insns, CfgOptions options = {}) {
+  Built built;
+  built.insns = std::move(insns);
+  built.bound = cfg_arena_bound(static_cast<uint32_t>(built.insns.size()));
+  built.memory.reset(new uint8_t[built.bound]);  // uninitialized: large bounds cost only what is touched
+  Arena arena(built.memory.get(), built.bound);
+  const Program program{built.insns.data(), static_cast<uint32_t>(built.insns.size())};
+  built.result = build_cfg(program, options, arena, built.cfg);
+  built.peak = arena.peak();
+  EXPECT_LE(built.peak, built.bound);
+  return built;
+}
+Built build(const Asm& a, CfgOptions options = {}) { return build(a.insns, options); }
+
+CfgOptions keep_unreachable() {
+  CfgOptions options;
+  options.reject_unreachable = false;
+  return options;
+}
+
+std::vector<std::pair<uint32_t, Kind>> succs(const Cfg& cfg, uint32_t b) {
+  std::vector<std::pair<uint32_t, Kind>> out;
+  for (const Cfg::Edge& e : cfg.successors(b)) {
+    EXPECT_EQ(e.from, b);
+    out.emplace_back(e.to, e.kind);
+  }
+  return out;
+}
+std::vector<uint32_t> preds(const Cfg& cfg, uint32_t b) {
+  std::vector<uint32_t> out;
+  for (uint32_t e : cfg.predecessors(b)) {
+    EXPECT_EQ(cfg.edges[e].to, b);
+    out.push_back(cfg.edges[e].from);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+std::vector<uint32_t> vec(Cfg::Span<uint32_t> s) { return {s.begin(), s.end()}; }
+std::vector<uint32_t> sorted(Cfg::Span<uint32_t> s) {
+  std::vector<uint32_t> v = vec(s);
+  std::sort(v.begin(), v.end());
+  return v;
+}
+std::pair<uint32_t, uint32_t> range(const Cfg& cfg, uint32_t b) { return {cfg.blocks[b].first, cfg.blocks[b].last}; }
+std::vector<uint32_t> back_sources(const Cfg& cfg, uint32_t l) {
+  std::vector<uint32_t> out;
+  for (uint32_t e : cfg.loop_back_edges(l)) {
+    EXPECT_EQ(cfg.edges[e].to, cfg.loops[l].header);
+    out.push_back(cfg.edges[e].from);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+// Exits of loop l as (from, to) block pairs.
+std::set<std::pair<uint32_t, uint32_t>> exits_of(const Cfg& cfg, uint32_t l) {
+  std::set<std::pair<uint32_t, uint32_t>> out;
+  for (const Cfg::LoopExit& x : cfg.loop_exit_candidates(l)) {
+    if (cfg.leaves(x, l)) out.insert({cfg.edges[x.edge].from, cfg.edges[x.edge].to});
+  }
+  return out;
+}
+
+using Pairs = std::vector<std::pair<uint32_t, Kind>>;
+using U = std::vector<uint32_t>;
+
+// ---- Hand-checked shapes.
+
+TEST(Cfg, StraightLineIsOneBlock) {
+  Asm a;
+  a.mov(0, 1).add(0, 2).helper(1).exit();
+  const Built b = build(a);
+  ASSERT_TRUE(b.result.ok()) << cfg_error_name(b.result.error);
+  const Cfg& cfg = b.cfg;
+  ASSERT_EQ(cfg.block_count, 1u);
+  EXPECT_EQ(range(cfg, 0), std::make_pair(0u, 3u));
+  EXPECT_EQ(cfg.edge_count, 0u);
+  EXPECT_EQ(vec(cfg.function_rpo(0)), U{0});
+  EXPECT_EQ(cfg.blocks[0].idom, kNone);
+  EXPECT_EQ(cfg.loop_count, 0u);
+  EXPECT_EQ(cfg.function_count, 1u);
+  EXPECT_EQ(cfg.max_call_depth, 1u);
+  EXPECT_EQ(cfg.first_unreachable_pc, kNone);
+  for (uint32_t pc = 0; pc < 4; ++pc) EXPECT_EQ(cfg.block_of_pc[pc], 0u);
+}
+
+TEST(Cfg, IfElseDiamond) {
+  Asm a;
+  a.jeq(1, 0, 3)  // 0  B0
+      .mov(0, 1)  // 1  B1
+      .ja(4)      // 2
+      .mov(0, 2)  // 3  B2
+      .exit();    // 4  B3
+  const Built b = build(a);
+  ASSERT_TRUE(b.result.ok()) << cfg_error_name(b.result.error);
+  const Cfg& cfg = b.cfg;
+  ASSERT_EQ(cfg.block_count, 4u);
+  EXPECT_EQ(range(cfg, 0), std::make_pair(0u, 0u));
+  EXPECT_EQ(range(cfg, 1), std::make_pair(1u, 2u));
+  EXPECT_EQ(range(cfg, 2), std::make_pair(3u, 3u));
+  EXPECT_EQ(range(cfg, 3), std::make_pair(4u, 4u));
+  EXPECT_EQ(succs(cfg, 0), (Pairs{{1, Kind::not_taken}, {2, Kind::taken}}));
+  EXPECT_EQ(succs(cfg, 1), (Pairs{{3, Kind::jump}}));
+  EXPECT_EQ(succs(cfg, 2), (Pairs{{3, Kind::fall}}));
+  EXPECT_EQ(succs(cfg, 3), Pairs{});
+  EXPECT_EQ(preds(cfg, 0), U{});
+  EXPECT_EQ(preds(cfg, 3), (U{1, 2}));
+  EXPECT_EQ(vec(cfg.function_rpo(0)), (U{0, 1, 2, 3}));
+  EXPECT_EQ(cfg.blocks[1].idom, 0u);
+  EXPECT_EQ(cfg.blocks[2].idom, 0u);
+  EXPECT_EQ(cfg.blocks[3].idom, 0u);
+  EXPECT_TRUE(cfg.dominates(0, 3));
+  EXPECT_TRUE(cfg.dominates(3, 3));
+  EXPECT_FALSE(cfg.dominates(1, 3));
+  EXPECT_FALSE(cfg.dominates(3, 0));
+  EXPECT_EQ(cfg.loop_count, 0u);
+}
+
+TEST(Cfg, NestedDiamonds) {
+  Asm a;
+  a.jeq(1, 0, 7)  // 0 B0
+      .jeq(2, 0, 4)  // 1 B1
+      .mov(0, 1)     // 2 B2
+      .ja(5)         // 3
+      .mov(0, 2)     // 4 B3
+      .mov(3, 1)     // 5 B4 (inner join)
+      .ja(8)         // 6
+      .mov(0, 3)     // 7 B5
+      .exit();       // 8 B6 (outer join)
+  const Built b = build(a);
+  ASSERT_TRUE(b.result.ok()) << cfg_error_name(b.result.error);
+  const Cfg& cfg = b.cfg;
+  ASSERT_EQ(cfg.block_count, 7u);
+  EXPECT_EQ(vec(cfg.function_rpo(0)), (U{0, 1, 2, 3, 4, 5, 6}));
+  const uint32_t idom[] = {kNone, 0, 1, 1, 1, 0, 0};
+  for (uint32_t i = 0; i < 7; ++i) EXPECT_EQ(cfg.blocks[i].idom, idom[i]) << "block " << i;
+  EXPECT_EQ(preds(cfg, 4), (U{2, 3}));
+  EXPECT_EQ(preds(cfg, 6), (U{4, 5}));
+  EXPECT_TRUE(cfg.dominates(1, 4));
+  EXPECT_FALSE(cfg.dominates(1, 6));
+}
+
+TEST(Cfg, WhileLoop) {
+  Asm a;
+  a.mov(1, 0)                          // 0 B0
+      .jcc(Op::jge64_imm, 1, 10, 4)   // 1 B1 header
+      .add(1, 1)                       // 2 B2
+      .ja(1)                           // 3
+      .exit();                         // 4 B3
+  const Built b = build(a);
+  ASSERT_TRUE(b.result.ok()) << cfg_error_name(b.result.error);
+  const Cfg& cfg = b.cfg;
+  ASSERT_EQ(cfg.block_count, 4u);
+  ASSERT_EQ(cfg.loop_count, 1u);
+  const Cfg::Loop& loop = cfg.loops[0];
+  EXPECT_EQ(loop.header, 1u);
+  EXPECT_EQ(loop.parent, kNone);
+  EXPECT_EQ(loop.depth, 1u);
+  EXPECT_EQ(loop.function, 0u);
+  EXPECT_EQ(sorted(cfg.loop_body(0)), (U{1, 2}));
+  EXPECT_EQ(back_sources(cfg, 0), U{2});
+  EXPECT_EQ(exits_of(cfg, 0), (std::set<std::pair<uint32_t, uint32_t>>{{1, 3}}));
+  EXPECT_EQ(cfg.blocks[0].loop, kNone);
+  EXPECT_EQ(cfg.blocks[1].loop, 0u);
+  EXPECT_EQ(cfg.blocks[2].loop, 0u);
+  EXPECT_EQ(cfg.blocks[3].loop, kNone);
+  EXPECT_TRUE(cfg.in_loop(2, 0));
+  EXPECT_FALSE(cfg.in_loop(3, 0));
+  EXPECT_EQ(cfg.blocks[3].idom, 1u);
+}
+
+TEST(Cfg, DoWhileLoopIsASelfLoop) {
+  Asm a;
+  a.mov(1, 0)                         // 0 B0
+      .add(1, 1)                      // 1 B1 header and latch
+      .jcc(Op::jlt64_imm, 1, 10, 1)  // 2
+      .exit();                        // 3 B2
+  const Built b = build(a);
+  ASSERT_TRUE(b.result.ok()) << cfg_error_name(b.result.error);
+  const Cfg& cfg = b.cfg;
+  ASSERT_EQ(cfg.block_count, 3u);
+  EXPECT_EQ(succs(cfg, 1), (Pairs{{2, Kind::not_taken}, {1, Kind::taken}}));
+  ASSERT_EQ(cfg.loop_count, 1u);
+  EXPECT_EQ(cfg.loops[0].header, 1u);
+  EXPECT_EQ(cfg.loops[0].depth, 1u);
+  EXPECT_EQ(sorted(cfg.loop_body(0)), U{1});
+  EXPECT_EQ(back_sources(cfg, 0), U{1});
+  EXPECT_EQ(exits_of(cfg, 0), (std::set<std::pair<uint32_t, uint32_t>>{{1, 2}}));
+}
+
+TEST(Cfg, NestedLoopsWithBreakOutOfBoth) {
+  Asm a;
+  a.mov(1, 0)                          // 0 B0
+      .jcc(Op::jge64_imm, 1, 10, 9)   // 1 B1 outer header
+      .mov(2, 0)                       // 2 B2
+      .jcc(Op::jge64_imm, 2, 10, 7)   // 3 B3 inner header
+      .jeq(3, 0, 9)                    // 4 B4 break out of both
+      .add(2, 1)                       // 5 B5
+      .ja(3)                           // 6
+      .add(1, 1)                       // 7 B6
+      .ja(1)                           // 8
+      .exit();                         // 9 B7
+  const Built b = build(a);
+  ASSERT_TRUE(b.result.ok()) << cfg_error_name(b.result.error);
+  const Cfg& cfg = b.cfg;
+  ASSERT_EQ(cfg.block_count, 8u);
+  ASSERT_EQ(cfg.loop_count, 2u);
+  // Pre-order: the outer loop first.
+  EXPECT_EQ(cfg.loops[0].header, 1u);
+  EXPECT_EQ(cfg.loops[1].header, 3u);
+  EXPECT_EQ(cfg.loops[0].parent, kNone);
+  EXPECT_EQ(cfg.loops[1].parent, 0u);
+  EXPECT_EQ(cfg.loops[0].depth, 1u);
+  EXPECT_EQ(cfg.loops[1].depth, 2u);
+  EXPECT_EQ(cfg.loops[0].subtree_end, 2u);
+  EXPECT_EQ(cfg.loops[1].subtree_end, 2u);
+  EXPECT_EQ(sorted(cfg.loop_body(0)), (U{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(sorted(cfg.loop_body(1)), (U{3, 4, 5}));
+  EXPECT_EQ(back_sources(cfg, 0), U{6});
+  EXPECT_EQ(back_sources(cfg, 1), U{5});
+  EXPECT_EQ(exits_of(cfg, 0), (std::set<std::pair<uint32_t, uint32_t>>{{1, 7}, {4, 7}}));
+  EXPECT_EQ(exits_of(cfg, 1), (std::set<std::pair<uint32_t, uint32_t>>{{3, 6}, {4, 7}}));
+  EXPECT_EQ(cfg.blocks[2].loop, 0u);
+  EXPECT_EQ(cfg.blocks[4].loop, 1u);
+  EXPECT_TRUE(cfg.in_loop(4, 0));
+  EXPECT_FALSE(cfg.in_loop(2, 1));
+  EXPECT_FALSE(cfg.in_loop(7, 0));
+}
+
+TEST(Cfg, TwoBackEdgesMakeOneLoop) {
+  Asm a;
+  a.mov(1, 0)                         // 0 B0
+      .add(1, 1)                      // 1 B1 header
+      .jeq(1, 5, 1)                   // 2    continue (a self-loop edge)
+      .jcc(Op::jlt64_imm, 1, 10, 1)  // 3 B2 second back edge
+      .exit();                        // 4 B3
+  const Built b = build(a);
+  ASSERT_TRUE(b.result.ok()) << cfg_error_name(b.result.error);
+  const Cfg& cfg = b.cfg;
+  ASSERT_EQ(cfg.loop_count, 1u);
+  EXPECT_EQ(cfg.loops[0].header, 1u);
+  EXPECT_EQ(back_sources(cfg, 0), (U{1, 2}));
+  EXPECT_EQ(sorted(cfg.loop_body(0)), (U{1, 2}));
+  EXPECT_EQ(exits_of(cfg, 0), (std::set<std::pair<uint32_t, uint32_t>>{{2, 3}}));
+}
+
+TEST(Cfg, IrreducibleLoopWithTwoEntries) {
+  // B0 enters the cycle B1 <-> B2 at both blocks.
+  Asm a;
+  a.jeq(1, 0, 3)                     // 0 B0
+      .add(1, 1)                      // 1 B1
+      .jcc(Op::jgt64_imm, 1, 10, 5)  // 2    falls into B2
+      .add(1, 2)                      // 3 B2
+      .ja(1)                          // 4    back to B1
+      .exit();                        // 5 B3
+  const Built b = build(a);
+  EXPECT_EQ(b.result.error, CfgError::irreducible_loop);
+  // The RPO is B0 B2 B1 B3, so B1 -> B2 is the retreating edge B2 does not
+  // dominate; it is the fall-through of the branch at pc 2.
+  EXPECT_EQ(b.result.pc, 2u);
+}
+
+TEST(Cfg, UnreachableAfterExit) {
+  Asm a;
+  a.mov(0, 0).exit().mov(0, 1).exit();
+  const Built b = build(a);
+  EXPECT_EQ(b.result.error, CfgError::unreachable);
+  EXPECT_EQ(b.result.pc, 2u);
+  const Built kept = build(a, keep_unreachable());
+  ASSERT_TRUE(kept.result.ok());
+  EXPECT_EQ(kept.cfg.first_unreachable_pc, 2u);
+  EXPECT_TRUE(kept.cfg.reachable(0));
+  EXPECT_FALSE(kept.cfg.reachable(1));
+  EXPECT_EQ(kept.cfg.rpo_count, 1u);
+  EXPECT_EQ(kept.cfg.blocks[1].idom, kNone);
+  EXPECT_FALSE(kept.cfg.dominates(0, 1));
+}
+
+TEST(Cfg, UnreachableAfterJa) {
+  Asm a;
+  a.mov(0, 0).ja(4).mov(0, 1).mov(0, 2).exit();
+  const Built b = build(a);
+  EXPECT_EQ(b.result.error, CfgError::unreachable);
+  EXPECT_EQ(b.result.pc, 2u);
+}
+
+TEST(Cfg, UnreachableLoopIsNotALoop) {
+  Asm a;
+  a.exit().add(1, 1).jeq(1, 0, 1).exit();
+  const Built b = build(a, keep_unreachable());
+  ASSERT_TRUE(b.result.ok());
+  EXPECT_EQ(b.cfg.first_unreachable_pc, 1u);
+  EXPECT_EQ(b.cfg.loop_count, 0u);
+}
+
+TEST(Cfg, LddwStaysInsideItsBlock) {
+  Asm a;
+  a.jeq(1, 0, 3)  // 0 B0
+      .lddw(2, int64_t{1} << 40)  // 1-2 B1 ends with the lddw, falls through
+      .lddw(3, 7)  // 3-4 B2
+      .mov(0, 0)   // 5
+      .exit();     // 6
+  const Built b = build(a);
+  ASSERT_TRUE(b.result.ok()) << cfg_error_name(b.result.error);
+  const Cfg& cfg = b.cfg;
+  ASSERT_EQ(cfg.block_count, 3u);
+  EXPECT_EQ(range(cfg, 1), std::make_pair(1u, 2u));
+  EXPECT_EQ(range(cfg, 2), std::make_pair(3u, 6u));
+  EXPECT_EQ(cfg.block_of_pc[2], 1u);
+  EXPECT_EQ(cfg.block_of_pc[4], 2u);
+  EXPECT_EQ(succs(cfg, 1), (Pairs{{2, Kind::fall}}));
+}
+
+// main calls f (pc 1) and g (pc 3); f calls g (pc 6).
+Asm three_functions() {
+  Asm a;
+  a.mov(1, 1)     // 0 main
+      .call(5)    // 1
+      .mov(2, 1)  // 2
+      .call(8)    // 3
+      .exit()     // 4
+      .mov(0, 1)  // 5 f
+      .call(8)    // 6
+      .exit()     // 7
+      .mov(0, 2)  // 8 g
+      .exit();    // 9
+  return a;
+}
+
+TEST(Cfg, SubprogramsAndCallSites) {
+  const Built b = build(three_functions());
+  ASSERT_TRUE(b.result.ok()) << cfg_error_name(b.result.error);
+  const Cfg& cfg = b.cfg;
+  ASSERT_EQ(cfg.function_count, 3u);
+  ASSERT_EQ(cfg.block_count, 3u);  // a call does not end a block
+  const uint32_t entry[] = {0, 5, 8}, end[] = {5, 8, 10}, depth[] = {3, 2, 1}, calls[] = {2, 1, 0};
+  for (uint32_t f = 0; f < 3; ++f) {
+    const Cfg::Function& fn = cfg.functions[f];
+    EXPECT_EQ(fn.entry, entry[f]);
+    EXPECT_EQ(fn.end, end[f]);
+    EXPECT_EQ(fn.first_block, f);
+    EXPECT_EQ(fn.block_count, 1u);
+    EXPECT_EQ(fn.depth, depth[f]);
+    EXPECT_EQ(fn.call_count, calls[f]);
+    EXPECT_EQ(cfg.blocks[f].function, f);
+    EXPECT_EQ(vec(cfg.function_rpo(f)), U{f});
+    EXPECT_EQ(cfg.blocks[f].idom, kNone);
+  }
+  EXPECT_EQ(range(cfg, 0), std::make_pair(0u, 4u));
+  ASSERT_EQ(cfg.call_count, 3u);
+  const uint32_t pc[] = {1, 3, 6}, block[] = {0, 0, 1}, caller[] = {0, 0, 1}, callee[] = {1, 2, 2};
+  for (uint32_t c = 0; c < 3; ++c) {
+    EXPECT_EQ(cfg.calls[c].pc, pc[c]);
+    EXPECT_EQ(cfg.calls[c].block, block[c]);
+    EXPECT_EQ(cfg.calls[c].caller, caller[c]);
+    EXPECT_EQ(cfg.calls[c].callee, callee[c]);
+  }
+  EXPECT_EQ(cfg.max_call_depth, 3u);
+  EXPECT_EQ(succs(cfg, 0), Pairs{});  // no edge into another function
+}
+
+TEST(Cfg, CallDepthLimit) {
+  CfgOptions options;
+  options.max_call_depth = 3;
+  EXPECT_TRUE(build(three_functions(), options).result.ok());
+  options.max_call_depth = 2;
+  const Built b = build(three_functions(), options);
+  EXPECT_EQ(b.result.error, CfgError::too_deep_calls);
+  EXPECT_EQ(b.result.pc, 6u);  // main -> f -> g: the third frame
+  options.max_call_depth = 0;  // no limit
+  EXPECT_TRUE(build(three_functions(), options).result.ok());
+}
+
+TEST(Cfg, DefaultCallDepthIsLinuxs) {
+  // A chain of 9 functions: 9 frames, one more than MAX_CALL_FRAMES.
+  Asm a;
+  for (uint32_t f = 0; f < 8; ++f) a.call(a.pc() + 2).exit();
+  a.exit();
+  const Built b = build(a);
+  EXPECT_EQ(b.result.error, CfgError::too_deep_calls);
+  EXPECT_EQ(b.result.pc, 14u);  // the call in the eighth function
+  CfgOptions options;
+  options.max_call_depth = 9;
+  const Built ok = build(a, options);
+  ASSERT_TRUE(ok.result.ok());
+  EXPECT_EQ(ok.cfg.max_call_depth, 9u);
+}
+
+TEST(Cfg, DirectRecursion) {
+  Asm a;
+  a.call(2).exit().call(2).exit();
+  const Built b = build(a);
+  EXPECT_EQ(b.result.error, CfgError::recursion);
+  EXPECT_EQ(b.result.pc, 2u);
+}
+
+TEST(Cfg, MutualRecursion) {
+  Asm a;
+  a.call(2).exit()  // main -> f
+      .call(4).exit()  // f -> g
+      .mov(0, 0).call(2).exit();  // g -> f
+  const Built b = build(a);
+  EXPECT_EQ(b.result.error, CfgError::recursion);
+  EXPECT_EQ(b.result.pc, 5u);
+}
+
+TEST(Cfg, RecursionInDeadCodeIsOnlyUnreachable) {
+  Asm a;
+  a.exit().call(1).exit();  // pc 1 is a function calling itself that nobody calls
+  EXPECT_EQ(build(a).result.error, CfgError::unreachable);
+  EXPECT_EQ(build(a).result.pc, 1u);
+  const Built kept = build(a, keep_unreachable());
+  ASSERT_TRUE(kept.result.ok());
+  EXPECT_EQ(kept.cfg.functions[1].depth, 0u);
+  EXPECT_EQ(kept.cfg.max_call_depth, 1u);
+}
+
+TEST(Cfg, DeadCallSitesAreNotFollowed) {
+  Asm a;
+  a.ja(2).call(3).exit()  // pc 1: a dead call to f
+      .call(3).exit();    // f at 3 calls itself
+  const Built b = build(a, keep_unreachable());
+  ASSERT_TRUE(b.result.ok()) << cfg_error_name(b.result.error);
+  EXPECT_EQ(b.cfg.max_call_depth, 1u);
+  EXPECT_EQ(b.cfg.first_unreachable_pc, 1u);
+  ASSERT_EQ(b.cfg.call_count, 2u);  // still recorded
+  EXPECT_EQ(b.cfg.calls[0].callee, 1u);
+}
+
+TEST(Cfg, FunctionCalledOnlyFromDeadCodeIsUnreachable) {
+  Asm a;
+  a.exit().call(3).exit().mov(0, 0).exit();
+  const Built b = build(a);
+  EXPECT_EQ(b.result.error, CfgError::unreachable);
+  EXPECT_EQ(b.result.pc, 1u);
+  Asm live;
+  live.call(3).exit().exit().mov(0, 0).exit();  // pc 2 dead, function at 3 called
+  EXPECT_EQ(build(live).result.pc, 2u);
+}
+
+TEST(Cfg, LoopInsideCallee) {
+  Asm a;
+  a.call(2).exit()                    // main
+      .mov(1, 0)                      // 2 f: B1
+      .add(1, 1)                      // 3 B2 header
+      .jcc(Op::jlt64_imm, 1, 4, 3)   // 4
+      .exit();                        // 5 B3
+  const Built b = build(a);
+  ASSERT_TRUE(b.result.ok()) << cfg_error_name(b.result.error);
+  ASSERT_EQ(b.cfg.loop_count, 1u);
+  EXPECT_EQ(b.cfg.loops[0].function, 1u);
+  EXPECT_EQ(b.cfg.loops[0].header, 2u);
+  EXPECT_EQ(b.cfg.functions[1].first_block, 1u);
+  EXPECT_EQ(b.cfg.functions[1].block_count, 3u);
+}
+
+TEST(Cfg, ErrorNamesAreStable) {
+  EXPECT_STREQ(cfg_error_name(CfgError::ok), "ok");
+  EXPECT_STREQ(cfg_error_name(CfgError::out_of_memory), "out_of_memory");
+  EXPECT_STREQ(cfg_error_name(CfgError::unreachable), "unreachable");
+  EXPECT_STREQ(cfg_error_name(CfgError::irreducible_loop), "irreducible_loop");
+  EXPECT_STREQ(cfg_error_name(CfgError::recursion), "recursion");
+  EXPECT_STREQ(cfg_error_name(CfgError::too_deep_calls), "too_deep_calls");
+  EXPECT_STREQ(cfg_error_name(CfgError::invalid_program), "invalid_program");
+}
+
+// decode() rules these out; a debug build traps, a release build refuses.
+void expect_contract_violation(const Asm& a, uint32_t pc) {
+  std::vector<uint8_t> memory(cfg_arena_bound(a.pc()));
+  Arena arena(memory.data(), memory.size());
+  Cfg cfg;
+  CfgResult result;
+  const Program program{a.insns.data(), a.pc()};
+  EXPECT_DEBUG_DEATH(result = build_cfg(program, arena, cfg), "");
+#ifdef NDEBUG
+  EXPECT_EQ(result.error, CfgError::invalid_program);
+  EXPECT_EQ(result.pc, pc);
+#else
+  (void)pc;
+#endif
+}
+
+TEST(CfgDeathTest, DecoderGuaranteesAreChecked) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  Asm into_tail;
+  into_tail.jeq(1, 0, 2).lddw(1, 1).exit();
+  expect_contract_violation(into_tail, 0);
+  Asm falls_off;
+  falls_off.mov(0, 0);
+  expect_contract_violation(falls_off, 0);
+  Asm out_of_function;
+  out_of_function.call(3).jeq(1, 0, 3).exit().exit();
+  expect_contract_violation(out_of_function, 1);
+  Asm lone_tail;
+  lone_tail.put(Op::lddw_tail).exit();
+  expect_contract_violation(lone_tail, 0);
+}
+
+// ---- Naive reference for random single-function programs, computed on the
+// instructions themselves (one node per executable slot), so it shares no
+// code with build_cfg. Blocks are chains, so block-level answers must match
+// the answers for their first instructions.
+
+struct Reference {
+  uint32_t n = 0;  // slots
+  std::vector<std::vector<uint32_t>> succ, pred;
+  std::vector<bool> reachable;
+  std::vector<std::vector<bool>> dom;  // dom[b][a]: a dominates b
+  bool reducible = true;
+  std::map<uint32_t, std::set<uint32_t>> loops;  // header -> body (slots)
+  bool is_back(uint32_t u, uint32_t v) const { return dom[u][v]; }
+};
+
+Reference reference(const std::vector<Insn>& insns) {
+  Reference r;
+  r.n = static_cast<uint32_t>(insns.size());
+  r.succ.resize(r.n);
+  r.pred.resize(r.n);
+  for (uint32_t pc = 0; pc < r.n; ++pc) {
+    const Insn& insn = insns[pc];
+    const uint32_t to = static_cast<uint32_t>(int64_t{pc} + 1 + insn.offset);
+    if (insn.op == Op::lddw_tail || insn.op == Op::exit) continue;
+    if (insn.op == Op::lddw_imm64) {
+      r.succ[pc].push_back(pc + 2);
+    } else if (insn.op == Op::ja) {
+      r.succ[pc].push_back(to);
+    } else if (insn.op == Op::jeq64_imm) {
+      r.succ[pc].push_back(pc + 1);
+      r.succ[pc].push_back(to);
+    } else {
+      r.succ[pc].push_back(pc + 1);
+    }
+    for (uint32_t s : r.succ[pc]) r.pred[s].push_back(pc);
+  }
+  r.reachable.assign(r.n, false);
+  std::vector<uint32_t> work{0};
+  r.reachable[0] = true;
+  while (!work.empty()) {
+    const uint32_t b = work.back();
+    work.pop_back();
+    for (uint32_t s : r.succ[b]) {
+      if (!r.reachable[s]) r.reachable[s] = true, work.push_back(s);
+    }
+  }
+  // Dominator sets: the textbook fixpoint.
+  r.dom.assign(r.n, std::vector<bool>(r.n, true));
+  r.dom[0].assign(r.n, false);
+  r.dom[0][0] = true;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (uint32_t b = 1; b < r.n; ++b) {
+      if (!r.reachable[b]) continue;
+      std::vector<bool> d(r.n, true);
+      for (uint32_t p : r.pred[b]) {
+        if (!r.reachable[p]) continue;
+        for (uint32_t a = 0; a < r.n; ++a) d[a] = d[a] && r.dom[p][a];
+      }
+      d[b] = true;
+      if (d != r.dom[b]) r.dom[b] = d, changed = true;
+    }
+  }
+  // Reducible iff the reachable graph without back edges (target dominates
+  // source) is acyclic.
+  std::vector<uint32_t> indegree(r.n, 0);
+  uint32_t reachable_count = 0;
+  for (uint32_t u = 0; u < r.n; ++u) {
+    if (!r.reachable[u]) continue;
+    ++reachable_count;
+    for (uint32_t v : r.succ[u]) indegree[v] += !r.is_back(u, v);
+  }
+  std::vector<uint32_t> ready{0};
+  uint32_t seen = 0;
+  while (!ready.empty()) {
+    const uint32_t u = ready.back();
+    ready.pop_back();
+    ++seen;
+    for (uint32_t v : r.succ[u]) {
+      if (!r.is_back(u, v) && --indegree[v] == 0) ready.push_back(v);
+    }
+  }
+  r.reducible = seen == reachable_count;
+  // Natural loops, merged per header: the header plus everything reaching a
+  // back edge's source without passing the header.
+  for (uint32_t u = 0; u < r.n; ++u) {
+    if (!r.reachable[u]) continue;
+    for (uint32_t h : r.succ[u]) {
+      if (!r.is_back(u, h)) continue;
+      std::set<uint32_t>& body = r.loops[h];
+      body.insert(h);
+      std::vector<uint32_t> stack;
+      if (body.insert(u).second) stack.push_back(u);
+      while (!stack.empty()) {
+        const uint32_t x = stack.back();
+        stack.pop_back();
+        for (uint32_t p : r.pred[x]) {
+          if (r.reachable[p] && body.insert(p).second) stack.push_back(p);
+        }
+      }
+    }
+  }
+  return r;
+}
+
+// Checks blocks, RPO, dominators and loops of a single-function `cfg`.
+void check_against_reference(const Cfg& cfg, const Reference& r) {
+  auto first = [&](uint32_t b) { return cfg.blocks[b].first; };
+  auto block = [&](uint32_t pc) { return cfg.block_of_pc[pc]; };
+  const Cfg::Span<uint32_t> order = cfg.function_rpo(0);
+  uint32_t reachable_count = 0;
+  for (uint32_t b = 0; b < cfg.block_count; ++b) {
+    reachable_count += r.reachable[first(b)];
+    ASSERT_EQ(cfg.reachable(b), r.reachable[first(b)]) << "block " << b;
+  }
+  ASSERT_EQ(order.size, reachable_count);
+  EXPECT_EQ(order[0], 0u);
+  for (uint32_t i = 0; i < order.size; ++i) EXPECT_EQ(cfg.blocks[order[i]].rpo, i);
+  for (uint32_t b = 0; b < cfg.block_count; ++b) {
+    if (!cfg.reachable(b)) continue;
+    for (uint32_t a = 0; a < cfg.block_count; ++a) {
+      EXPECT_EQ(cfg.dominates(a, b), r.reachable[first(a)] && r.dom[first(b)][first(a)]) << a << " dom " << b;
+    }
+    // idom: a strict dominator that every other strict dominator dominates.
+    const uint32_t idom = cfg.blocks[b].idom;
+    if (b == 0) {
+      EXPECT_EQ(idom, kNone);
+      continue;
+    }
+    ASSERT_NE(idom, kNone);
+    EXPECT_TRUE(r.dom[first(b)][first(idom)]);
+    EXPECT_NE(idom, b);
+    for (uint32_t a = 0; a < cfg.block_count; ++a) {
+      if (a != b && r.reachable[first(a)] && r.dom[first(b)][first(a)]) {
+        EXPECT_TRUE(cfg.dominates(a, idom));
+      }
+    }
+    // Non-back edges go forward in RPO.
+    for (const Cfg::Edge& e : cfg.successors(b)) {
+      if (!r.dom[first(b)][first(e.to)]) {
+        EXPECT_LT(cfg.blocks[b].rpo, cfg.blocks[e.to].rpo);
+      }
+    }
+  }
+  std::map<uint32_t, uint32_t> loop_of_header;  // header slot -> loop
+  for (uint32_t l = 0; l < cfg.loop_count; ++l) loop_of_header[first(cfg.loops[l].header)] = l;
+  ASSERT_EQ(loop_of_header.size(), r.loops.size());
+  for (const auto& [h, body] : r.loops) {
+    ASSERT_TRUE(loop_of_header.count(h)) << "header " << h;
+    const uint32_t l = loop_of_header[h];
+    std::set<uint32_t> want, got;
+    for (uint32_t pc : body) want.insert(block(pc));
+    for (uint32_t b : cfg.loop_body(l)) got.insert(b);
+    EXPECT_EQ(got, want) << "loop at " << h;
+    EXPECT_EQ(cfg.loop_body(l).size, want.size());
+    for (uint32_t b = 0; b < cfg.block_count; ++b) EXPECT_EQ(cfg.in_loop(b, l), want.count(b) == 1);
+    // Parent: the smallest other loop containing this one; depth: loops containing the header.
+    uint32_t depth = 0, parent = kNone;
+    size_t parent_size = SIZE_MAX;
+    for (const auto& [h2, body2] : r.loops) {
+      if (!body2.count(h)) continue;
+      ++depth;
+      if (h2 != h && body2.size() < parent_size) parent = loop_of_header[h2], parent_size = body2.size();
+    }
+    EXPECT_EQ(cfg.loops[l].depth, depth);
+    EXPECT_EQ(cfg.loops[l].parent, parent);
+    EXPECT_TRUE(parent == kNone || parent < l);  // pre-order
+    std::set<uint32_t> latches, got_latches;
+    std::set<std::pair<uint32_t, uint32_t>> exits;
+    for (uint32_t u : body) {
+      for (uint32_t v : r.succ[u]) {
+        if (v == h && r.is_back(u, h)) latches.insert(block(u));
+        if (!body.count(v)) exits.insert({block(u), block(v)});
+      }
+    }
+    for (uint32_t e : cfg.loop_back_edges(l)) got_latches.insert(cfg.edges[e].from);
+    EXPECT_EQ(got_latches, latches);
+    EXPECT_EQ(exits_of(cfg, l), exits);
+  }
+  for (uint32_t b = 0; b < cfg.block_count; ++b) {  // innermost loop
+    uint32_t inner = kNone;
+    size_t size = SIZE_MAX;
+    for (const auto& [h, body] : r.loops) {
+      if (body.count(first(b)) && body.size() < size) inner = loop_of_header[h], size = body.size();
+    }
+    EXPECT_EQ(cfg.blocks[b].loop, inner) << "block " << b;
+  }
+}
+
+// Structure shared by every function: tiling, block_of_pc, CSR consistency.
+void check_structure(const Cfg& cfg) {
+  uint32_t pc = 0;
+  for (uint32_t b = 0; b < cfg.block_count; ++b) {
+    EXPECT_EQ(cfg.blocks[b].first, pc);
+    for (; pc <= cfg.blocks[b].last; ++pc) EXPECT_EQ(cfg.block_of_pc[pc], b);
+  }
+  EXPECT_EQ(pc, cfg.insn_count);
+  std::multiset<uint32_t> from_succ, from_pred;
+  for (uint32_t b = 0; b < cfg.block_count; ++b) {
+    for (uint32_t e = cfg.succ_offsets[b]; e < cfg.succ_offsets[b + 1]; ++e) from_succ.insert(e);
+    for (uint32_t e : cfg.predecessors(b)) from_pred.insert(e);
+  }
+  EXPECT_EQ(from_succ, from_pred);
+  EXPECT_EQ(from_succ.size(), cfg.edge_count);
+}
+
+// Random single-function programs: conditional jumps, ja, exits, lddw, in
+// any shape the decoder accepts (irreducible and unreachable ones too).
+std::vector<Insn> random_program(std::mt19937& rng, uint32_t size) {
+  std::vector<bool> tail(size, false);
+  std::vector<Insn> insns;
+  while (insns.size() + 1 < size) {
+    if (insns.size() + 3 < size && rng() % 8 == 0) {
+      insns.push_back(Insn{Op::lddw_imm64, 1, 0, 0, 0, 5});
+      tail[insns.size()] = true;
+      insns.push_back(Insn{Op::lddw_tail, 0, 0, 0, 0, 0});
+      continue;
+    }
+    const uint32_t kind = static_cast<uint32_t>(rng() % 6);
+    insns.push_back(Insn{kind < 2 ? Op::jeq64_imm : kind == 2 ? Op::ja : kind == 3 ? Op::exit : Op::add64_imm,
+                         1, 0, 0, 0, 1});
+  }
+  insns.push_back(Insn{rng() % 2 ? Op::exit : Op::ja, 0, 0, 0, 0, 0});
+  for (uint32_t pc = 0; pc < size; ++pc) {
+    Insn& insn = insns[pc];
+    if (insn.op != Op::ja && insn.op != Op::jeq64_imm) continue;
+    uint32_t to;
+    do {
+      to = static_cast<uint32_t>(rng() % size);
+    } while (tail[to] || (insn.op == Op::ja && to == pc));
+    insn.offset = static_cast<int32_t>(int64_t{to} - pc - 1);
+  }
+  return insns;
+}
+
+TEST(CfgRandom, AgreesWithNaiveDefinitions) {
+  std::mt19937 rng(1234);
+  uint32_t irreducible = 0, with_loops = 0, nested = 0;
+  for (uint32_t round = 0; round < 4000; ++round) {
+    const uint32_t size = 2 + static_cast<uint32_t>(rng() % 40);
+    const std::vector<Insn> insns = random_program(rng, size);
+    const Reference r = reference(insns);
+    const Built b = build(insns, keep_unreachable());
+    if (!r.reducible) {
+      ++irreducible;
+      EXPECT_EQ(b.result.error, CfgError::irreducible_loop) << "round " << round;
+      continue;
+    }
+    ASSERT_TRUE(b.result.ok()) << "round " << round << ": " << cfg_error_name(b.result.error);
+    check_structure(b.cfg);
+    check_against_reference(b.cfg, r);
+    with_loops += b.cfg.loop_count > 0;
+    for (uint32_t l = 0; l < b.cfg.loop_count; ++l) nested += b.cfg.loops[l].depth > 1;
+    if (HasFailure()) FAIL() << "round " << round;
+  }
+  // The generator must actually produce the interesting shapes.
+  EXPECT_GT(irreducible, 100u);
+  EXPECT_GT(with_loops, 500u);
+  EXPECT_GT(nested, 100u);
+}
+
+// ---- Scale, memory and cost.
+
+TEST(CfgScale, MillionInstructionStraightLine) {
+  Asm a;
+  a.insns.reserve(1u << 20);
+  for (uint32_t i = 0; i + 1 < (1u << 20); ++i) a.mov(0, static_cast<int32_t>(i));
+  a.exit();
+  const auto start = std::chrono::steady_clock::now();
+  const Built b = build(a);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  ASSERT_TRUE(b.result.ok());
+  EXPECT_EQ(b.cfg.block_count, 1u);
+  EXPECT_LT(elapsed, std::chrono::seconds(5));
+  EXPECT_LT(b.peak, 5u * (1u << 20));  // block_of_pc and a little more
+}
+
+TEST(CfgScale, HundredThousandDiamonds) {
+  Asm a;
+  for (uint32_t i = 0; i < 100000; ++i) {
+    const uint32_t at = a.pc();
+    a.jeq(1, static_cast<int32_t>(i), at + 3).mov(0, 1).ja(at + 4).mov(0, 2);
+  }
+  a.exit();
+  const Built b = build(a);
+  ASSERT_TRUE(b.result.ok()) << cfg_error_name(b.result.error);
+  EXPECT_EQ(b.cfg.block_count, 300001u);
+  EXPECT_EQ(b.cfg.blocks[b.cfg.block_count - 1].idom, b.cfg.block_count - 2 - 2);  // the last diamond's head
+  EXPECT_EQ(b.cfg.loop_count, 0u);
+}
+
+TEST(CfgScale, HundredThousandEarlyExitsToOneBlock) {
+  // if (r1 == i) goto out; ... out: exit — the shape that makes a naive
+  // predecessor order quadratic in Cooper-Harvey-Kennedy.
+  const uint32_t count = 200000;
+  Asm a;
+  for (uint32_t i = 0; i < count; ++i) a.jeq(1, static_cast<int32_t>(i), count + 1);
+  a.exit().exit();
+  const auto start = std::chrono::steady_clock::now();
+  const Built b = build(a);
+  ASSERT_TRUE(b.result.ok()) << cfg_error_name(b.result.error);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(b.cfg.blocks[count + 1].idom, 0u);
+  EXPECT_EQ(preds(b.cfg, count + 1).size(), count);
+}
+
+TEST(CfgScale, DeeplyNestedLoopsWithBreaks) {
+  // k nested loops, each body breaking out of all of them: exits stay linear.
+  const uint32_t k = 20000;
+  Asm a;
+  // header i at pc 2i: "jeq r1, i, out" then the next header; the innermost
+  // latch jumps back, and each level's latch is a ja to its header.
+  const uint32_t out = 2 * k + k;  // headers + breaks, then k latches
+  for (uint32_t i = 0; i < k; ++i) a.add(1, 1).jeq(2, 0, out);
+  for (uint32_t i = k; i-- > 0;) a.jcc(Op::jlt64_imm, 1, 100, 2 * i);
+  a.exit();
+  const auto start = std::chrono::steady_clock::now();
+  const Built b = build(a);
+  ASSERT_TRUE(b.result.ok()) << cfg_error_name(b.result.error);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  ASSERT_EQ(b.cfg.loop_count, k);
+  EXPECT_EQ(b.cfg.loops[k - 1].depth, k);
+  EXPECT_EQ(b.cfg.loops[k - 1].parent, k - 2);
+  // The innermost loop's exits: its break and its latch's fall-through.
+  EXPECT_EQ(exits_of(b.cfg, k - 1).size(), 2u);
+  // The outermost loop is left by every break and its own latch's fall-through.
+  EXPECT_EQ(exits_of(b.cfg, 0).size(), k + 1);
+  EXPECT_EQ(b.cfg.loop_body(0).size, b.cfg.block_count - 1);
+}
+
+TEST(CfgMemory, BoundHoldsWhenEverySlotIsABlock) {
+  // Every slot a conditional jump: blocks = slots, edges = 2 * blocks.
+  const uint32_t n = 50000;
+  Asm a;
+  for (uint32_t i = 0; i + 1 < n; ++i) a.jeq(1, 0, i + 1);
+  a.exit();
+  const Built b = build(a);
+  ASSERT_TRUE(b.result.ok());
+  EXPECT_EQ(b.cfg.block_count, n);
+  EXPECT_LE(b.peak, b.bound);
+  EXPECT_GT(b.peak, b.bound / 4);  // the bound is not absurdly loose
+}
+
+TEST(CfgMemory, EveryArenaSizeBelowTheNeedIsOutOfMemory) {
+  Asm a;
+  a.mov(1, 0)                          // 0
+      .call(15)                        // 1
+      .lddw(2, 9)                      // 2-3
+      .jcc(Op::jge64_imm, 1, 10, 14)  // 4 outer header
+      .mov(3, 0)                       // 5
+      .jcc(Op::jge64_imm, 3, 10, 12)  // 6 inner header
+      .jeq(4, 0, 10)                   // 7 diamond
+      .add(3, 1)                       // 8
+      .ja(11)                          // 9
+      .add(3, 2)                       // 10
+      .ja(6)                           // 11 inner latch
+      .add(1, 1)                       // 12
+      .ja(4)                           // 13 outer latch
+      .exit()                          // 14
+      .jeq(1, 0, 17)                   // 15 f
+      .mov(0, 1)                       // 16
+      .exit();                         // 17
+  const Built reference_build = build(a);
+  ASSERT_TRUE(reference_build.result.ok()) << cfg_error_name(reference_build.result.error);
+  ASSERT_EQ(reference_build.cfg.loop_count, 2u);
+  const Program program{a.insns.data(), a.pc()};
+  for (size_t size = 0;; ++size) {
+    // Exactly `size` bytes on the heap, so ASan sees any write past the arena.
+    std::unique_ptr<uint8_t[]> memory(new uint8_t[size == 0 ? 1 : size]);
+    Arena arena(memory.get(), size);
+    Cfg cfg;
+    const CfgResult result = build_cfg(program, arena, cfg);
+    EXPECT_LE(arena.peak(), size);
+    if (result.ok()) {
+      EXPECT_EQ(cfg.block_count, reference_build.cfg.block_count);
+      EXPECT_EQ(cfg.loop_count, 2u);
+      EXPECT_EQ(arena.peak(), size);  // the first size that works is exactly the need
+      EXPECT_LE(size, cfg_arena_bound(a.pc()));
+      break;
+    }
+    ASSERT_EQ(result.error, CfgError::out_of_memory) << "size " << size;
+    ASSERT_LT(size, cfg_arena_bound(a.pc())) << "the bound must always be enough";
+  }
+}
+
+TEST(CfgMemory, ArenaBoundIsTheDocumentedFormula) {
+  for (uint32_t n : {0u, 1u, 1000u, 1u << 20}) EXPECT_EQ(cfg_arena_bound(n), 204u * n + 276u) << n;
+}
+
+TEST(CfgMemory, ThousandInstructionStraightLineIsSmall) {
+  // docs/verifier/design.md: the whole verification of a 1000-instruction
+  // straight line fits in 32 KiB; the CFG takes a few of them.
+  Asm a;
+  for (uint32_t i = 0; i < 999; ++i) a.mov(0, static_cast<int32_t>(i));
+  a.exit();
+  const Built b = build(a);
+  ASSERT_TRUE(b.result.ok());
+  EXPECT_LE(b.peak, 4u * 1000 + 128);
+}
+
+}  // namespace
+}  // namespace keel
