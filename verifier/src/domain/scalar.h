@@ -1,0 +1,95 @@
+// The scalar value domain: what the verifier knows about a 64-bit number in a
+// register or a spilled stack slot. A reduced product of a tnum with signed
+// and unsigned intervals on all 64 bits and on the low 32, kept consistent by
+// one reduction after every operation (the reduction that Vishwanathan et al.,
+// "Verifying the Verifier: eBPF Range Analysis Verification", CAV 2023, study).
+#pragma once
+
+#include <cstdint>
+
+#include "domain/tnum.h"
+#include "keel/isa.h"
+
+namespace keel {
+
+// Concretization: the 64-bit x with bits.contains(x), umin <= x <= umax,
+// smin <= int64(x) <= smax, u32_min <= uint32(x) <= u32_max and
+// s32_min <= int32(x) <= s32_max. The 32-bit bounds describe the low half,
+// whatever the upper half holds.
+struct Scalar {
+  Tnum bits = Tnum::unknown();
+  uint64_t umin = 0, umax = UINT64_MAX;
+  int64_t smin = INT64_MIN, smax = INT64_MAX;
+  uint32_t u32_min = 0, u32_max = UINT32_MAX;
+  int32_t s32_min = INT32_MIN, s32_max = INT32_MAX;
+
+  static Scalar unknown() { return {}; }
+  static Scalar constant(uint64_t value);
+  // Values in [lo, hi] (unsigned, resp. signed); lo <= hi.
+  static Scalar from_urange(uint64_t lo, uint64_t hi);
+  static Scalar from_srange(int64_t lo, int64_t hi);
+  static Scalar from_tnum(Tnum t);
+
+  bool contains(uint64_t x) const;
+  bool is_const() const { return bits.is_const(); }  // valid on a reduced value
+  bool operator==(const Scalar&) const = default;
+};
+
+// Makes every component as tight as the others allow (bounds -> tnum,
+// tnum -> bounds, 32 <-> 64 bits, signed <-> unsigned); false when the value
+// is empty (bottom). Every operation below returns a reduced value.
+[[nodiscard]] bool reduce(Scalar& s);
+
+enum class Width : uint8_t { w64, w32 };  // ALU64/JMP vs ALU/JMP32 (RFC 9669 §3)
+
+// ALU operations (RFC 9669 §4.1). and/or/xor carry a prefix because the bare
+// words are C++ operator tokens.
+enum class AluOp : uint8_t {
+  add, sub, mul, div, sdiv, mod, smod, bit_and, bit_or, bit_xor, lsh, rsh, arsh, mov
+};
+
+// dst OP src with RFC 9669 semantics: w32 computes on the low halves and
+// zero-extends; division by zero gives 0, modulo by zero leaves dst; sdiv of
+// INT_MIN by -1 wraps to INT_MIN; shift amounts are masked to 63 / 31.
+Scalar alu(AluOp op, Width w, const Scalar& dst, const Scalar& src);
+Scalar neg(Width w, const Scalar& dst);
+// movsx64_{8,16,32} (w64) and movsx32_{8,16} (w32): sign-extends the low
+// `from_bits` bits.
+Scalar movsx(Width w, unsigned from_bits, const Scalar& src);
+// Byte-order conversions (RFC 9669 §4.2) on keel's little-endian targets:
+// to_le truncates to `bits` and zero-extends; to_be and bswap swap bytes.
+Scalar to_le(unsigned bits, const Scalar& dst);
+Scalar bswap(unsigned bits, const Scalar& dst);
+inline Scalar to_be(unsigned bits, const Scalar& dst) { return bswap(bits, dst); }
+// The low 32 bits, zero-extended (mov32, and every ALU32 result).
+Scalar zext32(const Scalar& s);
+
+// Every ALU-class keel::Op (add64_imm ... bswap64). For `_imm` forms pass
+// Scalar::constant of the sign-extended imm; unary ops ignore src.
+Scalar alu(Op op, const Scalar& dst, const Scalar& src);
+
+// Conditional jumps (RFC 9669 §4.3), spelled as the RFC does.
+enum class JmpOp : uint8_t { jeq, jgt, jge, jset, jne, jsgt, jsge, jlt, jle, jslt, jsle };
+enum class Outcome : uint8_t { never, maybe, always };
+
+// Narrows a and b to the values for which `a OP b` has outcome `taken`
+// (compared in 64 bits or on the low 32). False when that outcome is
+// impossible; a and b are then unspecified. a and b must be distinct
+// objects (for `r1 OP r1` pass a copy).
+[[nodiscard]] bool refine(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b);
+// Whether `a OP b` always, never or maybe holds.
+Outcome evaluate(JmpOp op, Width w, const Scalar& a, const Scalar& b);
+// The JmpOp and width of a conditional-jump keel::Op; false for other ops.
+[[nodiscard]] bool jmp_of(Op op, JmpOp& jmp, Width& w);
+
+// Least upper bound (reduced).
+Scalar join(const Scalar& a, const Scalar& b);
+// For loop heads: keeps each bound of `prev` that `next` stays within and
+// drops the others to the type's extreme; joins the tnums (finite height).
+// Deliberately not reduced, so that a chain of widenings terminates: the
+// next transfer function reduces.
+Scalar widen(const Scalar& prev, const Scalar& next);
+// Every component of a lies within b's (so a's values are b's values).
+bool leq(const Scalar& a, const Scalar& b);
+
+}  // namespace keel

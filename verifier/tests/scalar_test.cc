@@ -1,0 +1,774 @@
+// The scalar domain (domain/scalar.h): soundness of every ALU operation and
+// of branch refinement against RFC 9669's concrete semantics, over abstract
+// values built from boundary constants (0, 2^31, 2^32, 2^63, ...) and tnums,
+// checked at sampled members; the reduction's invariants; and exact bounds
+// for the idioms the verifier must accept as Linux does.
+#include "domain/scalar.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace keel {
+namespace {
+
+constexpr uint64_t kMax = ~uint64_t{0};
+constexpr uint64_t kSign = uint64_t{1} << 63;
+
+// ---------------------------------------------------------------------------
+// Reference semantics (RFC 9669 §4), written independently of the domain.
+
+int64_t s64(uint64_t x) { return static_cast<int64_t>(x); }
+uint64_t u64(int64_t x) { return static_cast<uint64_t>(x); }
+
+uint64_t concrete64(AluOp op, uint64_t a, uint64_t b) {
+  switch (op) {
+    case AluOp::add: return a + b;
+    case AluOp::sub: return a - b;
+    case AluOp::mul: return a * b;
+    case AluOp::div: return b == 0 ? 0 : a / b;
+    case AluOp::sdiv:
+      if (b == 0) return 0;
+      if (a == kSign && b == kMax) return kSign;
+      return u64(s64(a) / s64(b));
+    case AluOp::mod: return b == 0 ? a : a % b;
+    case AluOp::smod:
+      if (b == 0) return a;
+      if (a == kSign && b == kMax) return 0;
+      return u64(s64(a) % s64(b));
+    case AluOp::bit_and: return a & b;
+    case AluOp::bit_or: return a | b;
+    case AluOp::bit_xor: return a ^ b;
+    case AluOp::lsh: return a << (b & 63);
+    case AluOp::rsh: return a >> (b & 63);
+    case AluOp::arsh: return u64(s64(a) >> (b & 63));
+    case AluOp::mov: return b;
+  }
+  return 0;
+}
+
+uint64_t concrete32(AluOp op, uint64_t a64, uint64_t b64) {
+  const auto a = static_cast<uint32_t>(a64), b = static_cast<uint32_t>(b64);
+  const auto sa = static_cast<int32_t>(a), sb = static_cast<int32_t>(b);
+  uint32_t r = 0;
+  switch (op) {
+    case AluOp::add: r = a + b; break;
+    case AluOp::sub: r = a - b; break;
+    case AluOp::mul: r = a * b; break;
+    case AluOp::div: r = b == 0 ? 0 : a / b; break;
+    case AluOp::sdiv:
+      r = b == 0 ? 0 : (sa == INT32_MIN && sb == -1) ? a : static_cast<uint32_t>(sa / sb);
+      break;
+    case AluOp::mod: r = b == 0 ? a : a % b; break;
+    case AluOp::smod:
+      r = b == 0 ? a : (sa == INT32_MIN && sb == -1) ? 0 : static_cast<uint32_t>(sa % sb);
+      break;
+    case AluOp::bit_and: r = a & b; break;
+    case AluOp::bit_or: r = a | b; break;
+    case AluOp::bit_xor: r = a ^ b; break;
+    case AluOp::lsh: r = a << (b & 31); break;
+    case AluOp::rsh: r = a >> (b & 31); break;
+    case AluOp::arsh: r = static_cast<uint32_t>(sa >> (b & 31)); break;
+    case AluOp::mov: r = b; break;
+  }
+  return r;  // zero-extended
+}
+
+uint64_t concrete(AluOp op, Width w, uint64_t a, uint64_t b) {
+  return w == Width::w64 ? concrete64(op, a, b) : concrete32(op, a, b);
+}
+
+bool concrete_jmp(JmpOp op, Width w, uint64_t a, uint64_t b) {
+  if (w == Width::w32) {
+    a &= 0xffffffff;
+    b &= 0xffffffff;
+  }
+  const int64_t sa = w == Width::w64 ? s64(a) : static_cast<int32_t>(static_cast<uint32_t>(a));
+  const int64_t sb = w == Width::w64 ? s64(b) : static_cast<int32_t>(static_cast<uint32_t>(b));
+  switch (op) {
+    case JmpOp::jeq: return a == b;
+    case JmpOp::jne: return a != b;
+    case JmpOp::jgt: return a > b;
+    case JmpOp::jge: return a >= b;
+    case JmpOp::jlt: return a < b;
+    case JmpOp::jle: return a <= b;
+    case JmpOp::jsgt: return sa > sb;
+    case JmpOp::jsge: return sa >= sb;
+    case JmpOp::jslt: return sa < sb;
+    case JmpOp::jsle: return sa <= sb;
+    case JmpOp::jset: return (a & b) != 0;
+  }
+  return false;
+}
+
+uint64_t sext(uint64_t x, unsigned bits) {
+  switch (bits) {
+    case 8: return u64(static_cast<int8_t>(x));
+    case 16: return u64(static_cast<int16_t>(x));
+    default: return u64(static_cast<int32_t>(x));
+  }
+}
+
+uint64_t bswap_ref(uint64_t x, unsigned bits) {
+  uint64_t out = 0;
+  for (unsigned i = 0; i < bits / 8; ++i) out |= ((x >> (8 * i)) & 0xff) << (bits - 8 - 8 * i);
+  return out;
+}
+
+const AluOp kBinaryOps[] = {AluOp::add,     AluOp::sub,    AluOp::mul,     AluOp::div,  AluOp::sdiv,
+                            AluOp::mod,     AluOp::smod,   AluOp::bit_and, AluOp::bit_or,
+                            AluOp::bit_xor, AluOp::mov};
+const AluOp kShiftOps[] = {AluOp::lsh, AluOp::rsh, AluOp::arsh};
+const JmpOp kJmpOps[] = {JmpOp::jeq,  JmpOp::jgt,  JmpOp::jge, JmpOp::jset, JmpOp::jne, JmpOp::jsgt,
+                         JmpOp::jsge, JmpOp::jlt, JmpOp::jle, JmpOp::jslt, JmpOp::jsle};
+const Width kWidths[] = {Width::w64, Width::w32};
+
+// ---------------------------------------------------------------------------
+// Abstract values and their members
+
+const std::vector<uint64_t>& interesting() {
+  static const std::vector<uint64_t> v = {
+      0, 1, 2, 7, 8, 0x7f, 0x80, 0xff, 0x7fffffff, 0x80000000, 0xffffffff, 0x100000000,
+      0x7fffffffffffffff, kSign, kMax, kMax - 15 /* -16 */, 0xffffffff80000000 /* (s64)INT32_MIN */};
+  return v;
+}
+
+bool add_if_nonempty(std::vector<Scalar>& out, Scalar s) {
+  if (!reduce(s)) return false;
+  if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  return true;
+}
+
+// Every unsigned interval between interesting values, the signed intervals
+// that cross zero, tnums, tnums cut by intervals, and values known only
+// through their low 32 bits.
+std::vector<Scalar> all_values() {
+  std::vector<Scalar> out;
+  auto v = interesting();
+  std::sort(v.begin(), v.end());
+  for (size_t i = 0; i < v.size(); ++i)
+    for (size_t j = i; j < v.size(); ++j) add_if_nonempty(out, Scalar::from_urange(v[i], v[j]));
+  for (uint64_t lo : v)
+    for (uint64_t hi : v)
+      if (s64(lo) < 0 && s64(hi) >= 0) add_if_nonempty(out, Scalar::from_srange(s64(lo), s64(hi)));
+  const Tnum tnums[] = {
+      {0, 0xff},        {0x80, 0x7f},       {0, 0x8000000f}, {0x100, 0xf0},   {1, 0x6},
+      {0, kSign | 3},   {kSign, 0xff},      {0, 0xff00000000}, {0xf0, 0xffffffff00000000},
+      {0x80000000, 0xf}, {0, 0x80000000ffffffff}, {2, kMax - 2},
+  };
+  for (Tnum t : tnums) {
+    add_if_nonempty(out, Scalar::from_tnum(t));
+    Scalar cut = Scalar::from_tnum(t);
+    cut.umin = 3;
+    cut.umax = 0x80000005;
+    add_if_nonempty(out, cut);
+  }
+  const uint32_t lows[][2] = {{0, 10}, {0xfffffff0, 0xffffffff}, {0x7ffffff0, 0x80000010}, {5, 5}};
+  for (const auto& l : lows) {
+    Scalar u;
+    u.u32_min = l[0];
+    u.u32_max = l[1];
+    add_if_nonempty(out, u);
+    Scalar s;
+    s.s32_min = static_cast<int32_t>(l[0]);
+    s.s32_max = static_cast<int32_t>(l[1]);
+    if (s.s32_min <= s.s32_max) add_if_nonempty(out, s);
+    u.umin = 0x100000000;
+    u.umax = 0x300000000;
+    add_if_nonempty(out, u);
+  }
+  add_if_nonempty(out, Scalar::unknown());
+  return out;
+}
+
+// A deterministic subset for the quadratic tests (every step-th value),
+// sized so that each test binary stays within seconds under ASan.
+std::vector<Scalar> pair_values(size_t step) {
+  const auto all = all_values();
+  std::vector<Scalar> out;
+  for (size_t i = 0; i < all.size(); i += step) out.push_back(all[i]);
+  out.push_back(Scalar::unknown());
+  return out;
+}
+
+// Bounds, neighbours, midpoints and tnum extremes that are members.
+std::vector<uint64_t> samples(const Scalar& s) {
+  const uint64_t mid = s.umin + (s.umax - s.umin) / 2;
+  const uint64_t cands[] = {s.umin,
+                            s.umax,
+                            u64(s.smin),
+                            u64(s.smax),
+                            s.umin + 1,
+                            s.umax - 1,
+                            mid,
+                            mid + 1,
+                            s.bits.value,
+                            s.bits.value | s.bits.mask,
+                            (s.umin & ~uint64_t{0xffffffff}) | s.u32_max,
+                            (s.umax & ~uint64_t{0xffffffff}) | s.u32_min,
+                            u64(s.smin) + 1};
+  std::vector<uint64_t> out;
+  for (uint64_t x : cands)
+    if (s.contains(x) && std::find(out.begin(), out.end(), x) == out.end()) out.push_back(x);
+  return out;
+}
+
+// Reduced: bounds ordered, the 64-bit bounds are members, each 32-bit bound
+// is a member of the low-word tnum, and reducing again changes nothing.
+::testing::AssertionResult is_reduced(const Scalar& s) {
+  if (s.umin > s.umax || s.smin > s.smax || s.u32_min > s.u32_max || s.s32_min > s.s32_max)
+    return ::testing::AssertionFailure() << "unordered bounds";
+  if ((s.bits.value & s.bits.mask) != 0) return ::testing::AssertionFailure() << "bad tnum";
+  if (!s.contains(s.umin) || !s.contains(s.umax) || !s.contains(u64(s.smin)) || !s.contains(u64(s.smax)))
+    return ::testing::AssertionFailure() << "a 64-bit bound is not a member";
+  const Tnum t32 = tnum::cast32(s.bits);
+  if (!t32.contains(s.u32_min) || !t32.contains(s.u32_max) || !t32.contains(static_cast<uint32_t>(s.s32_min)) ||
+      !t32.contains(static_cast<uint32_t>(s.s32_max)))
+    return ::testing::AssertionFailure() << "a 32-bit bound is not in the tnum";
+  Scalar again = s;
+  if (!reduce(again)) return ::testing::AssertionFailure() << "reduce found a reduced value empty";
+  if (!(again == s)) return ::testing::AssertionFailure() << "reduce is not idempotent";
+  return ::testing::AssertionSuccess();
+}
+
+std::string show(const Scalar& s) {
+  char buf[400];
+  snprintf(buf, sizeof buf,
+           "{t=%#llx/%#llx u=[%#llx,%#llx] s=[%lld,%lld] u32=[%#x,%#x] s32=[%d,%d]}",
+           static_cast<unsigned long long>(s.bits.value), static_cast<unsigned long long>(s.bits.mask),
+           static_cast<unsigned long long>(s.umin), static_cast<unsigned long long>(s.umax),
+           static_cast<long long>(s.smin), static_cast<long long>(s.smax), s.u32_min, s.u32_max, s.s32_min,
+           s.s32_max);
+  return buf;
+}
+
+// ---------------------------------------------------------------------------
+// Soundness
+
+TEST(Scalar, ValuesAreReducedAndHaveMembers) {
+  const auto values = all_values();
+  EXPECT_GT(values.size(), 200u);
+  for (const Scalar& s : values) {
+    ASSERT_TRUE(is_reduced(s)) << show(s);
+    ASSERT_FALSE(samples(s).empty()) << show(s);
+    for (uint64_t x : samples(s)) ASSERT_TRUE(s.contains(x));
+  }
+}
+
+void check_binary(const std::vector<Scalar>& as, const std::vector<Scalar>& bs, const AluOp* ops, size_t n_ops) {
+  for (const Scalar& a : as) {
+    const auto xs = samples(a);
+    for (const Scalar& b : bs) {
+      const auto ys = samples(b);
+      for (size_t i = 0; i < n_ops; ++i) {
+        for (Width w : kWidths) {
+          const Scalar r = alu(ops[i], w, a, b);
+          ASSERT_TRUE(is_reduced(r)) << show(r);
+          for (uint64_t x : xs) {
+            for (uint64_t y : ys) {
+              const uint64_t z = concrete(ops[i], w, x, y);
+              ASSERT_TRUE(r.contains(z)) << "op " << int(ops[i]) << (w == Width::w32 ? " w32 " : " w64 ") << show(a)
+                                         << " " << show(b) << " x=" << x << " y=" << y << " z=" << z << " -> "
+                                         << show(r);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Scalar, BinaryOpsSound) {
+  const auto values = pair_values(5);
+  check_binary(values, values, kBinaryOps, std::size(kBinaryOps));
+}
+
+// Shifts join over up to 64 amounts, so they get their own amount set:
+// every constant the mask can matter for, small ranges, and unknowns.
+std::vector<Scalar> shift_amounts() {
+  std::vector<Scalar> out;
+  for (uint64_t k : std::vector<uint64_t>{0, 1, 7, 8, 31, 32, 33, 63, 64, 65, 95, 0xffffffff, 0x100000001})
+    add_if_nonempty(out, Scalar::constant(k));
+  add_if_nonempty(out, Scalar::from_urange(0, 7));
+  add_if_nonempty(out, Scalar::from_urange(30, 34));
+  add_if_nonempty(out, Scalar::from_urange(60, 70));
+  add_if_nonempty(out, Scalar::from_tnum({32, 0x41}));
+  add_if_nonempty(out, Scalar::unknown());
+  return out;
+}
+
+TEST(Scalar, ShiftsSound) {
+  check_binary(pair_values(3), shift_amounts(), kShiftOps, std::size(kShiftOps));
+}
+
+TEST(Scalar, UnaryOpsSound) {
+  for (const Scalar& a : all_values()) {
+    const auto xs = samples(a);
+    struct Case {
+      Scalar r;
+      uint64_t (*f)(uint64_t);
+    };
+    const Case cases[] = {
+        {neg(Width::w64, a), [](uint64_t x) { return 0 - x; }},
+        {neg(Width::w32, a), [](uint64_t x) { return uint64_t{static_cast<uint32_t>(0 - x)}; }},
+        {movsx(Width::w64, 8, a), [](uint64_t x) { return sext(x, 8); }},
+        {movsx(Width::w64, 16, a), [](uint64_t x) { return sext(x, 16); }},
+        {movsx(Width::w64, 32, a), [](uint64_t x) { return sext(x, 32); }},
+        {movsx(Width::w32, 8, a), [](uint64_t x) { return sext(x, 8) & 0xffffffff; }},
+        {movsx(Width::w32, 16, a), [](uint64_t x) { return sext(x, 16) & 0xffffffff; }},
+        {zext32(a), [](uint64_t x) { return x & 0xffffffff; }},
+        {to_le(16, a), [](uint64_t x) { return x & 0xffff; }},
+        {to_le(32, a), [](uint64_t x) { return x & 0xffffffff; }},
+        {to_le(64, a), [](uint64_t x) { return x; }},
+        {to_be(16, a), [](uint64_t x) { return bswap_ref(x, 16); }},
+        {bswap(32, a), [](uint64_t x) { return bswap_ref(x, 32); }},
+        {bswap(64, a), [](uint64_t x) { return bswap_ref(x, 64); }},
+    };
+    for (const Case& c : cases) {
+      ASSERT_TRUE(is_reduced(c.r)) << show(c.r);
+      for (uint64_t x : xs) ASSERT_TRUE(c.r.contains(c.f(x))) << show(a) << " x=" << x << " -> " << show(c.r);
+    }
+  }
+}
+
+TEST(Scalar, BranchRefinementAndEvaluateSound) {
+  const auto values = pair_values(6);
+  int always = 0, never = 0;
+  size_t pair = 0;
+  for (const Scalar& a : values) {
+    const auto xs = samples(a);
+    for (const Scalar& b : values) {
+      const auto ys = samples(b);
+      const bool check_reduced = pair++ % 5 == 0;  // idempotence checks are the slow part
+      for (JmpOp op : kJmpOps) {
+        for (Width w : kWidths) {
+          Scalar ta = a, tb = b, fa = a, fb = b;
+          const bool can_take = refine(op, w, true, ta, tb);
+          const bool can_fall = refine(op, w, false, fa, fb);
+          const Outcome ev = evaluate(op, w, a, b);
+          always += ev == Outcome::always;
+          never += ev == Outcome::never;
+          if (can_take && check_reduced) {
+            ASSERT_TRUE(is_reduced(ta) && is_reduced(tb));
+          }
+          if (can_fall && check_reduced) {
+            ASSERT_TRUE(is_reduced(fa) && is_reduced(fb));
+          }
+          for (uint64_t x : xs) {
+            for (uint64_t y : ys) {
+              const bool holds = concrete_jmp(op, w, x, y);
+              const bool ok = holds ? can_take && ta.contains(x) && tb.contains(y)
+                                    : can_fall && fa.contains(x) && fb.contains(y);
+              ASSERT_TRUE(ok) << "jmp " << int(op) << (w == Width::w32 ? " w32 " : " w64 ") << show(a) << " "
+                              << show(b) << " x=" << x << " y=" << y << (holds ? " taken" : " not taken");
+              ASSERT_NE(ev, holds ? Outcome::never : Outcome::always);
+            }
+          }
+        }
+      }
+    }
+  }
+  // The pruning must actually happen on this set, or the test proves little.
+  EXPECT_GT(always, 1000);
+  EXPECT_GT(never, 1000);
+}
+
+TEST(Scalar, JoinWidenLeqSound) {
+  const auto values = pair_values(3);
+  for (const Scalar& a : values) {
+    for (const Scalar& b : values) {
+      const Scalar j = join(a, b), wd = widen(a, b);
+      ASSERT_TRUE(is_reduced(j));
+      ASSERT_TRUE(leq(a, j) && leq(b, j));
+      ASSERT_TRUE(leq(a, wd) && leq(b, wd));
+      for (uint64_t x : samples(b)) ASSERT_TRUE(wd.contains(x));
+      if (leq(a, b)) {
+        for (uint64_t x : samples(a)) ASSERT_TRUE(b.contains(x));
+      }
+      ASSERT_EQ(leq(a, b) && leq(b, a), a == b);
+    }
+  }
+}
+
+// Random scalars (a random interval, maybe a random tnum, maybe a low-word
+// interval) and random members, for every operation.
+struct Rng {
+  std::mt19937_64 gen{0x6b65656c};
+  uint64_t next() { return gen(); }
+  uint64_t value() {
+    switch (next() % 4) {
+      case 0: return interesting()[next() % interesting().size()] + (next() % 5) - 2;
+      case 1: return next() % 300;
+      case 2: return 0 - next() % 300;
+      default: return next();
+    }
+  }
+  Scalar scalar() {
+    for (;;) {
+      Scalar s;
+      uint64_t lo = value(), hi = value();
+      if (next() % 2) {
+        if (lo > hi) std::swap(lo, hi);
+        s.umin = lo;
+        s.umax = hi;
+      } else {
+        if (s64(lo) > s64(hi)) std::swap(lo, hi);
+        s.smin = s64(lo);
+        s.smax = s64(hi);
+      }
+      if (next() % 2) {
+        const uint64_t mask = next() & next();
+        s.bits = {value() & ~mask, mask};
+      }
+      if (next() % 4 == 0) {
+        auto l = static_cast<uint32_t>(value()), h = static_cast<uint32_t>(value());
+        if (l > h) std::swap(l, h);
+        s.u32_min = l;
+        s.u32_max = h;
+      }
+      if (reduce(s)) return s;
+    }
+  }
+  // A member: a bound, or a random candidate that happens to be inside.
+  uint64_t member(const Scalar& s) {
+    for (int i = 0; i < 20; ++i) {
+      const uint64_t x = s.bits.value | (next() & s.bits.mask);
+      if (s.contains(x)) return x;
+      const uint64_t y = s.umin + next() % (s.umax - s.umin + 1 == 0 ? kMax : s.umax - s.umin + 1);
+      if (s.contains(y)) return y;
+    }
+    return next() % 2 ? s.umin : s.umax;
+  }
+};
+
+TEST(Scalar, RandomSoundness) {
+  Rng rng;
+  for (int i = 0; i < 500; ++i) {
+    const Scalar a = rng.scalar(), b = rng.scalar();
+    ASSERT_TRUE(is_reduced(a) && is_reduced(b));
+    for (Width w : kWidths) {
+      for (AluOp op : kBinaryOps) {
+        const Scalar r = alu(op, w, a, b);
+        for (int j = 0; j < 4; ++j) {
+          const uint64_t x = rng.member(a), y = rng.member(b);
+          ASSERT_TRUE(r.contains(concrete(op, w, x, y)))
+              << "op " << int(op) << " " << show(a) << " " << show(b) << " x=" << x << " y=" << y;
+        }
+      }
+      for (JmpOp op : kJmpOps) {
+        Scalar ta = a, tb = b, fa = a, fb = b;
+        const bool can_take = refine(op, w, true, ta, tb);
+        const bool can_fall = refine(op, w, false, fa, fb);
+        for (int j = 0; j < 4; ++j) {
+          const uint64_t x = rng.member(a), y = rng.member(b);
+          const bool ok = concrete_jmp(op, w, x, y) ? can_take && ta.contains(x) && tb.contains(y)
+                                                    : can_fall && fa.contains(x) && fb.contains(y);
+          ASSERT_TRUE(ok) << "jmp " << int(op) << " " << show(a) << " " << show(b) << " x=" << x << " y=" << y;
+        }
+      }
+    }
+    // One shift amount per iteration, from the small-amount set or random.
+    const Scalar k = i % 2 ? shift_amounts()[static_cast<size_t>(i / 2) % shift_amounts().size()] : b;
+    for (Width w : kWidths) {
+      for (AluOp op : kShiftOps) {
+        const Scalar r = alu(op, w, a, k);
+        for (int j = 0; j < 4; ++j) {
+          const uint64_t x = rng.member(a), y = rng.member(k);
+          ASSERT_TRUE(r.contains(concrete(op, w, x, y))) << show(a) << " " << show(k);
+        }
+      }
+    }
+  }
+}
+
+// The Op-level entry points agree with the enum-level ones.
+TEST(Scalar, OpEntryPoints) {
+  const Scalar a = Scalar::from_urange(3, 1000), b = Scalar::constant(7);
+  EXPECT_EQ(alu(Op::add64_imm, a, b), alu(AluOp::add, Width::w64, a, b));
+  EXPECT_EQ(alu(Op::xor32_reg, a, b), alu(AluOp::bit_xor, Width::w32, a, b));
+  EXPECT_EQ(alu(Op::neg32, a, b), neg(Width::w32, a));
+  EXPECT_EQ(alu(Op::movsx64_8, a, b), movsx(Width::w64, 8, b));
+  EXPECT_EQ(alu(Op::be16, a, b), bswap(16, a));
+  JmpOp j{};
+  Width w{};
+  ASSERT_TRUE(jmp_of(Op::jsle32_imm, j, w));
+  EXPECT_EQ(j, JmpOp::jsle);
+  EXPECT_EQ(w, Width::w32);
+  ASSERT_TRUE(jmp_of(Op::jset64_reg, j, w));
+  EXPECT_EQ(j, JmpOp::jset);
+  EXPECT_EQ(w, Width::w64);
+  EXPECT_FALSE(jmp_of(Op::add64_imm, j, w));
+}
+
+// ---------------------------------------------------------------------------
+// Precision: exact results for common idioms
+
+void expect_bounds(const Scalar& s, uint64_t umin, uint64_t umax, int64_t smin, int64_t smax) {
+  EXPECT_EQ(s.umin, umin) << show(s);
+  EXPECT_EQ(s.umax, umax) << show(s);
+  EXPECT_EQ(s.smin, smin) << show(s);
+  EXPECT_EQ(s.smax, smax) << show(s);
+}
+
+TEST(ScalarPrecision, Constants) {
+  const Scalar c = Scalar::constant(0xffffffff80000000);
+  EXPECT_TRUE(is_reduced(c));
+  EXPECT_TRUE(c.is_const());
+  EXPECT_EQ(c.s32_min, INT32_MIN);
+  EXPECT_EQ(c.smin, -0x80000000LL);
+  EXPECT_EQ(alu(AluOp::mul, Width::w64, Scalar::constant(6), Scalar::constant(7)), Scalar::constant(42));
+  EXPECT_EQ(alu(AluOp::sdiv, Width::w64, Scalar::constant(u64(-7)), Scalar::constant(2)), Scalar::constant(u64(-3)));
+  EXPECT_EQ(alu(AluOp::sdiv, Width::w64, Scalar::constant(kSign), Scalar::constant(kMax)), Scalar::constant(kSign));
+  EXPECT_EQ(alu(AluOp::smod, Width::w32, Scalar::constant(0x80000000), Scalar::constant(kMax)), Scalar::constant(0));
+  EXPECT_EQ(alu(AluOp::div, Width::w64, Scalar::constant(9), Scalar::constant(0)), Scalar::constant(0));
+  EXPECT_EQ(alu(AluOp::mod, Width::w32, Scalar::constant(0x100000009), Scalar::constant(0)), Scalar::constant(9));
+  EXPECT_EQ(alu(AluOp::lsh, Width::w32, Scalar::constant(1), Scalar::constant(33)), Scalar::constant(2));
+  EXPECT_EQ(bswap(16, Scalar::constant(0x12345678)), Scalar::constant(0x7856));
+}
+
+TEST(ScalarPrecision, ReductionAcross32And64) {
+  // The low word of umin is above [0, 3]: the least value is in the next upper word.
+  Scalar a;
+  a.umin = 0x100000005;
+  a.umax = 0x300000000;
+  a.u32_max = 3;
+  ASSERT_TRUE(reduce(a));
+  expect_bounds(a, 0x200000000, 0x300000000, 0x200000000, 0x300000000);
+  // The low word of umax is below [5, 10]: the greatest value is in the previous one.
+  Scalar b;
+  b.umax = 0x200000001;
+  b.u32_min = 5;
+  b.u32_max = 10;
+  ASSERT_TRUE(reduce(b));
+  EXPECT_EQ(b.umin, 5u);
+  EXPECT_EQ(b.umax, 0x10000000au);
+  // Signed: [-2^32 - 2, -2^32 + 100] with a low word in [0xfffffff0, 0xffffffff] (s32 [-16, -1]).
+  Scalar c;
+  c.smin = -0x100000002;
+  c.smax = -0x100000000 + 100;
+  c.s32_min = -16;
+  c.s32_max = -1;
+  ASSERT_TRUE(reduce(c));
+  EXPECT_EQ(c.smin, -0x100000002);
+  EXPECT_EQ(c.smax, -0x100000001);
+  // Signed and unsigned meet exactly; an empty meet is bottom.
+  Scalar d;
+  d.umin = 2;
+  d.umax = kSign + 5;
+  d.smin = -3;
+  d.smax = 3;
+  ASSERT_TRUE(reduce(d));
+  expect_bounds(d, 2, 3, 2, 3);
+  Scalar e;
+  e.umin = 5;
+  e.umax = 0x100;
+  e.smin = -3;
+  e.smax = 3;
+  EXPECT_FALSE(reduce(e));
+}
+
+TEST(ScalarPrecision, AndMaskGivesByteRange) {
+  const Scalar r = alu(AluOp::bit_and, Width::w64, Scalar::unknown(), Scalar::constant(0xff));
+  expect_bounds(r, 0, 255, 0, 255);
+  EXPECT_EQ(r.bits, (Tnum{0, 0xff}));
+  EXPECT_EQ(r.u32_max, 255u);
+  const Scalar r32 = alu(AluOp::bit_and, Width::w32, Scalar::unknown(), Scalar::constant(0xff));
+  EXPECT_EQ(r32, r);
+}
+
+TEST(ScalarPrecision, UnsignedCompareRefines) {
+  Scalar x = Scalar::unknown(), k = Scalar::constant(10);
+  ASSERT_TRUE(refine(JmpOp::jlt, Width::w64, true, x, k));
+  expect_bounds(x, 0, 9, 0, 9);
+  EXPECT_EQ(x.bits, (Tnum{0, 0xf}));
+  Scalar y = Scalar::unknown();
+  k = Scalar::constant(10);
+  ASSERT_TRUE(refine(JmpOp::jlt, Width::w64, false, y, k));
+  EXPECT_EQ(y.umin, 10u);
+  EXPECT_EQ(y.umax, kMax);
+  // The constant on the left: 10 > x.
+  Scalar z = Scalar::unknown();
+  k = Scalar::constant(10);
+  ASSERT_TRUE(refine(JmpOp::jgt, Width::w64, true, k, z));
+  EXPECT_EQ(z.umax, 9u);
+  // Two ranges: a <= b with a in [5, 100] and b in [0, 50] gives a in [5, 50], b in [5, 50].
+  Scalar a = Scalar::from_urange(5, 100), b = Scalar::from_urange(0, 50);
+  ASSERT_TRUE(refine(JmpOp::jle, Width::w64, true, a, b));
+  expect_bounds(a, 5, 50, 5, 50);
+  expect_bounds(b, 5, 50, 5, 50);
+}
+
+TEST(ScalarPrecision, SignedCompareRefines) {
+  Scalar x = Scalar::unknown(), k = Scalar::constant(kMax);  // -1
+  ASSERT_TRUE(refine(JmpOp::jsgt, Width::w64, true, x, k));
+  expect_bounds(x, 0, INT64_MAX, 0, INT64_MAX);
+  Scalar y = Scalar::from_urange(0, 100);
+  Scalar zero = Scalar::constant(0);
+  ASSERT_TRUE(refine(JmpOp::jsle, Width::w64, true, y, zero));
+  EXPECT_EQ(y, Scalar::constant(0));
+  // A signed check with a non-negative lower bound bounds the unsigned range.
+  Scalar s = Scalar::unknown(), lo = Scalar::constant(0), hi = Scalar::constant(64);
+  ASSERT_TRUE(refine(JmpOp::jsge, Width::w64, true, s, lo));
+  ASSERT_TRUE(refine(JmpOp::jslt, Width::w64, true, s, hi));
+  expect_bounds(s, 0, 63, 0, 63);
+}
+
+TEST(ScalarPrecision, EqualityRefines) {
+  Scalar x = Scalar::from_urange(0, 10), five = Scalar::constant(5);
+  ASSERT_TRUE(refine(JmpOp::jeq, Width::w64, true, x, five));
+  EXPECT_EQ(x, Scalar::constant(5));
+  Scalar y = Scalar::from_urange(0, 10), zero = Scalar::constant(0);
+  ASSERT_TRUE(refine(JmpOp::jne, Width::w64, true, y, zero));
+  expect_bounds(y, 1, 10, 1, 10);
+  Scalar z = Scalar::from_urange(0, 10);
+  zero = Scalar::constant(0);
+  ASSERT_TRUE(refine(JmpOp::jeq, Width::w64, false, z, zero));
+  EXPECT_EQ(z.umin, 1u);
+  // jeq32 constrains only the low word.
+  Scalar w = Scalar::unknown(), c = Scalar::constant(7);
+  ASSERT_TRUE(refine(JmpOp::jeq, Width::w32, true, w, c));
+  EXPECT_EQ(w.u32_min, 7u);
+  EXPECT_EQ(w.u32_max, 7u);
+  EXPECT_EQ(w.bits, (Tnum{7, 0xffffffff00000000}));
+  EXPECT_EQ(w.umax, 0xffffffff00000007);
+}
+
+TEST(ScalarPrecision, Jmp32Refines) {
+  Scalar x = Scalar::unknown(), k = Scalar::constant(10);
+  ASSERT_TRUE(refine(JmpOp::jlt, Width::w32, true, x, k));
+  EXPECT_EQ(x.u32_max, 9u);
+  EXPECT_EQ(x.umax, 0xffffffff00000009);  // the upper word is still unknown
+  // A value known to be < 2^32 gets its 64-bit bounds from the 32-bit check.
+  Scalar y = zext32(Scalar::unknown());
+  k = Scalar::constant(10);
+  ASSERT_TRUE(refine(JmpOp::jlt, Width::w32, true, y, k));
+  expect_bounds(y, 0, 9, 0, 9);
+}
+
+TEST(ScalarPrecision, JsetRefines) {
+  Scalar x = Scalar::unknown(), one = Scalar::constant(1);
+  ASSERT_TRUE(refine(JmpOp::jset, Width::w64, false, x, one));
+  EXPECT_EQ(x.bits, (Tnum{0, kMax - 1}));
+  Scalar y = Scalar::unknown();
+  one = Scalar::constant(1);
+  ASSERT_TRUE(refine(JmpOp::jset, Width::w64, true, y, one));
+  EXPECT_EQ(y.bits, (Tnum{1, kMax - 1}));
+  EXPECT_EQ(evaluate(JmpOp::jset, Width::w64, Scalar::from_tnum({0, 0xf0}), Scalar::constant(0xf)), Outcome::never);
+  EXPECT_EQ(evaluate(JmpOp::jset, Width::w64, Scalar::from_tnum({1, 0xf0}), Scalar::constant(0xf)), Outcome::always);
+}
+
+TEST(ScalarPrecision, Evaluate) {
+  const Scalar small = Scalar::from_urange(0, 10), big = Scalar::from_urange(30, 40), twenty = Scalar::constant(20);
+  EXPECT_EQ(evaluate(JmpOp::jgt, Width::w64, small, twenty), Outcome::never);
+  EXPECT_EQ(evaluate(JmpOp::jgt, Width::w64, big, twenty), Outcome::always);
+  EXPECT_EQ(evaluate(JmpOp::jgt, Width::w64, Scalar::from_urange(15, 25), twenty), Outcome::maybe);
+  EXPECT_EQ(evaluate(JmpOp::jeq, Width::w64, Scalar::constant(3), Scalar::constant(3)), Outcome::always);
+  EXPECT_EQ(evaluate(JmpOp::jne, Width::w64, Scalar::constant(3), Scalar::constant(3)), Outcome::never);
+  EXPECT_EQ(evaluate(JmpOp::jeq, Width::w64, Scalar::from_tnum({0, 0xe}), Scalar::constant(3)), Outcome::never);
+  // Signed vs unsigned: -1 is huge unsigned, small signed.
+  const Scalar minus1 = Scalar::constant(kMax), zero = Scalar::constant(0);
+  EXPECT_EQ(evaluate(JmpOp::jgt, Width::w64, minus1, zero), Outcome::always);
+  EXPECT_EQ(evaluate(JmpOp::jsgt, Width::w64, minus1, zero), Outcome::never);
+  // 32-bit compare of a value whose low word is known.
+  EXPECT_EQ(evaluate(JmpOp::jeq, Width::w32, Scalar::constant(0x500000007), Scalar::constant(7)), Outcome::always);
+}
+
+TEST(ScalarPrecision, AddAndSub) {
+  const Scalar a = Scalar::from_urange(0, 10), b = Scalar::from_urange(5, 20);
+  expect_bounds(alu(AluOp::add, Width::w64, a, b), 5, 30, 5, 30);
+  expect_bounds(alu(AluOp::sub, Width::w64, b, Scalar::constant(5)), 0, 15, 0, 15);
+  // May or may not overflow: the unsigned range is lost, the signed one is fine.
+  const Scalar r = alu(AluOp::add, Width::w64, Scalar::from_urange(kMax - 5, kMax), Scalar::from_urange(0, 10));
+  EXPECT_EQ(r.umin, 0u);
+  EXPECT_EQ(r.umax, kMax);
+  EXPECT_EQ(r.smin, -6);
+  EXPECT_EQ(r.smax, 9);
+  // Always overflows: the wrapped range is exact.
+  expect_bounds(alu(AluOp::add, Width::w64, Scalar::from_urange(kMax - 9, kMax), Scalar::constant(20)), 10, 19, 10, 19);
+  // Pointer-offset style: x in [0, 255] minus 1 is [-1, 254] signed.
+  const Scalar d = alu(AluOp::sub, Width::w64, Scalar::from_urange(0, 255), Scalar::constant(1));
+  EXPECT_EQ(d.smin, -1);
+  EXPECT_EQ(d.smax, 254);
+  // Unknown plus anything is unknown.
+  EXPECT_EQ(alu(AluOp::add, Width::w64, Scalar::unknown(), Scalar::constant(1)), Scalar::unknown());
+}
+
+TEST(ScalarPrecision, Alu32OnWideValues) {
+  // The low word of [2^32, 2^32 + 10] is [0, 10]; add32 1 gives [1, 11].
+  const Scalar x = Scalar::from_urange(0x100000000, 0x10000000a);
+  EXPECT_EQ(x.u32_min, 0u);
+  EXPECT_EQ(x.u32_max, 10u);
+  expect_bounds(alu(AluOp::add, Width::w32, x, Scalar::constant(1)), 1, 11, 1, 11);
+  // mov32 zero-extends.
+  expect_bounds(zext32(Scalar::unknown()), 0, 0xffffffff, 0, 0xffffffff);
+  // add32 that wraps the low word.
+  const Scalar w = alu(AluOp::add, Width::w32, Scalar::constant(0xffffffff), Scalar::from_urange(1, 2));
+  expect_bounds(w, 0, 1, 0, 1);
+  // 64-bit add keeps 32-bit bounds from the low words.
+  Scalar y = Scalar::unknown();
+  y.u32_max = 10;
+  ASSERT_TRUE(reduce(y));
+  const Scalar s = alu(AluOp::add, Width::w64, y, Scalar::constant(5));
+  EXPECT_EQ(s.u32_min, 5u);
+  EXPECT_EQ(s.u32_max, 15u);
+}
+
+TEST(ScalarPrecision, MulDivMod) {
+  expect_bounds(alu(AluOp::mul, Width::w64, Scalar::from_urange(0, 100), Scalar::constant(8)), 0, 800, 0, 800);
+  expect_bounds(alu(AluOp::mul, Width::w64, Scalar::from_srange(-3, 4), Scalar::constant(u64(-2))), 0, kMax - 1, -8, 6);
+  expect_bounds(alu(AluOp::div, Width::w64, Scalar::unknown(), Scalar::constant(16)), 0, kMax >> 4, 0,
+                static_cast<int64_t>(kMax >> 4));
+  const Scalar m = alu(AluOp::mod, Width::w64, Scalar::unknown(), Scalar::constant(8));
+  expect_bounds(m, 0, 7, 0, 7);
+  EXPECT_EQ(m.bits, (Tnum{0, 7}));
+  expect_bounds(alu(AluOp::mod, Width::w64, Scalar::unknown(), Scalar::constant(100)), 0, 99, 0, 99);
+  // Divisor possibly zero: division gives 0 or a / d.
+  expect_bounds(alu(AluOp::div, Width::w64, Scalar::from_urange(10, 100), Scalar::from_urange(0, 10)), 0, 100, 0, 100);
+  const Scalar sm = alu(AluOp::smod, Width::w64, Scalar::unknown(), Scalar::constant(10));
+  EXPECT_EQ(sm.smin, -9);
+  EXPECT_EQ(sm.smax, 9);
+  const Scalar sd = alu(AluOp::sdiv, Width::w64, Scalar::from_srange(-100, 50), Scalar::constant(10));
+  EXPECT_EQ(sd.smin, -10);
+  EXPECT_EQ(sd.smax, 5);
+}
+
+TEST(ScalarPrecision, Shifts) {
+  expect_bounds(alu(AluOp::lsh, Width::w64, Scalar::from_urange(0, 255), Scalar::constant(2)), 0, 1020, 0, 1020);
+  expect_bounds(alu(AluOp::rsh, Width::w64, Scalar::unknown(), Scalar::constant(56)), 0, 255, 0, 255);
+  expect_bounds(alu(AluOp::arsh, Width::w64, Scalar::unknown(), Scalar::constant(56)), 0, kMax, -128, 127);
+  expect_bounds(alu(AluOp::rsh, Width::w32, Scalar::unknown(), Scalar::constant(24)), 0, 255, 0, 255);
+  // The amount is masked: shifting by 64 is shifting by 0.
+  EXPECT_EQ(alu(AluOp::rsh, Width::w64, Scalar::from_urange(3, 9), Scalar::constant(64)), Scalar::from_urange(3, 9));
+  // An amount in [0, 3]: the join of the four shifts.
+  expect_bounds(alu(AluOp::lsh, Width::w64, Scalar::from_urange(1, 2), Scalar::from_urange(0, 3)), 1, 16, 1, 16);
+  // Unknown amount: a byte shifted right stays a byte.
+  expect_bounds(alu(AluOp::rsh, Width::w64, Scalar::from_urange(0, 255), Scalar::unknown()), 0, 255, 0, 255);
+}
+
+TEST(ScalarPrecision, SignExtension) {
+  expect_bounds(movsx(Width::w64, 8, Scalar::from_urange(0, 0x7f)), 0, 0x7f, 0, 0x7f);
+  expect_bounds(movsx(Width::w64, 8, Scalar::unknown()), 0, kMax, -128, 127);
+  expect_bounds(movsx(Width::w64, 32, Scalar::from_urange(0x80000000, 0x80000010)), u64(INT32_MIN),
+                u64(INT32_MIN + 16), INT32_MIN, INT32_MIN + 16);
+  expect_bounds(movsx(Width::w32, 16, Scalar::constant(0xffff)), 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff);
+  expect_bounds(to_le(16, Scalar::from_urange(0, 1000)), 0, 1000, 0, 1000);
+}
+
+TEST(ScalarPrecision, JoinAndWiden) {
+  const Scalar j = join(Scalar::from_urange(0, 5), Scalar::from_urange(10, 20));
+  expect_bounds(j, 0, 20, 0, 20);
+  const Scalar w = widen(Scalar::from_urange(0, 5), Scalar::from_urange(0, 6));
+  EXPECT_EQ(w.umin, 0u);
+  EXPECT_EQ(w.umax, kMax);
+  EXPECT_EQ(w.smin, 0);
+  EXPECT_EQ(w.smax, INT64_MAX);
+  EXPECT_EQ(widen(Scalar::from_urange(0, 5), Scalar::from_urange(1, 4)), Scalar::from_urange(0, 5));
+  EXPECT_TRUE(leq(Scalar::constant(3), Scalar::from_urange(0, 5)));
+  EXPECT_FALSE(leq(Scalar::from_urange(0, 5), Scalar::constant(3)));
+}
+
+}  // namespace
+}  // namespace keel
