@@ -1,0 +1,50 @@
+// QEMU's PC (q35 or pc): the COM1 16550 UART and the isa-debug-exit device.
+// The clock is in clock.cc, the periodic timer in timer.cc.
+#include "board.h"
+
+#include "arch/x86_64/io.h"
+
+namespace keel::board {
+namespace {
+
+// COM1 (PLATFORM.md; 16550 register map: RBR/THR +0, IER +1, FCR +2,
+// LCR +3, MCR +4, LSR +5; DLL/DLM at +0/+1 while LCR.DLAB is set).
+constexpr uint16_t com1 = 0x3F8;
+constexpr uint8_t lsr_transmit_empty = 1u << 5;  // THRE: the holding register is free
+
+// isa-debug-exit (-device isa-debug-exit,iobase=0xf4,iosize=0x04): QEMU exits
+// with status (value << 1) | 1. A triple fault under -no-reboot exits with
+// 0, and 1 ((0 << 1) | 1) is what many tools return for any error, so the
+// codes start at 0x10: ok 33, fail 35, fault 37 (scripts/qemu-x86 maps
+// them back to 0, 1, 2).
+constexpr uint16_t debug_exit_port = 0xF4;
+constexpr uint32_t exit_code_base = 0x10;
+
+}  // namespace
+
+const char* name() { return "qemu-x86"; }
+bool emulated() { return true; }
+
+void uart_init() {
+  x86::out8(com1 + 1, 0x00);  // IER: no UART interrupts (polled)
+  x86::out8(com1 + 3, 0x80);  // LCR: DLAB on to reach the divisor
+  x86::out8(com1 + 0, 0x01);  // DLL: divisor 1 = 115200 baud
+  x86::out8(com1 + 1, 0x00);  // DLM
+  x86::out8(com1 + 3, 0x03);  // LCR: 8 data bits, no parity, 1 stop bit, DLAB off
+  x86::out8(com1 + 2, 0xC7);  // FCR: FIFOs on and cleared, 14-byte threshold
+  x86::out8(com1 + 4, 0x03);  // MCR: DTR, RTS
+}
+
+void uart_put(char c) {
+  while ((x86::in8(com1 + 5) & lsr_transmit_empty) == 0) {
+  }
+  x86::out8(com1, static_cast<uint8_t>(c));
+}
+
+void exit(ExitCode code) {
+  x86::out32(debug_exit_port, exit_code_base + static_cast<uint32_t>(code));
+  // Without the exit device (another machine, real hardware) stop here.
+  for (;;) asm volatile("cli; hlt");
+}
+
+}  // namespace keel::board

@@ -1,0 +1,29 @@
+// The BPF service's place in the boot sequence: load -> verify -> admit ->
+// attach -> run of the programs embedded in the image (DESIGN.md "The
+// kernel"). kernel_main() calls start() once the clock and the periodic
+// timer are running and before interrupts are enabled, on_tick() runs from
+// every timer interrupt, and finish() after the timed run, before `keel done`.
+#pragma once
+
+#include <cstdint>
+
+#include "time/ticks.h"
+
+namespace keel::service {
+
+struct Environment {
+  const TickConverter* clock;  ///< the board clock's ticks <-> ns
+  uint64_t tick_period_ns;     ///< the requested timer period (a hook's time budget)
+};
+
+/// Loads, verifies, admits and attaches the embedded programs, one protocol
+/// line per step. False fails the run (`keel done status=fail`).
+[[nodiscard]] bool start(const Environment& environment);
+
+/// Runs the programs attached to the tick hook. Interrupt context.
+void on_tick(uint64_t tick);
+
+/// Detaches and reports per-program results. False fails the run.
+[[nodiscard]] bool finish();
+
+}  // namespace keel::service

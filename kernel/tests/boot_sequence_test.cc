@@ -1,0 +1,183 @@
+// main.cc's boot sequence on the host, against a fake board and arch: the
+// exact protocol lines for synthetic clock rates that QEMU never shows
+// (PLATFORM.md: QEMU's whole-ns rates hide rounding bugs), and every way
+// the run can fail. Each case runs kernel_main() in a forked child (a
+// GoogleTest death test): it never returns, and its globals start fresh.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <string>
+
+#include "arch.h"
+#include "board.h"
+#include "boot.h"
+#include "tick.h"
+
+namespace {
+
+// The fake machine. The clock only moves when the kernel waits (cpu_relax,
+// wait_for_interrupt) or reads it, so every run is exactly reproducible.
+struct Fake {
+  keel::ClockRate rate{keel::ClockRate::Kind::period_fs, 10'000'000};
+  bool clock_ok = true;
+  bool timer_ok = true;
+  bool timer_fires = true;
+  uint64_t timer_scale = 1;        ///< fire every timer_scale requested periods
+  uint64_t now = 1'000'000;        ///< clock ticks
+  uint64_t period_ticks = 0;       ///< set by timer_start
+  uint64_t next_tick = 0;
+  bool running = false;
+  std::string uart;
+};
+Fake fake;
+
+// Time passes until the next timer interrupt, which is then delivered; with
+// no timer, a millisecond-ish step.
+void let_time_pass() {
+  if (fake.running && fake.timer_fires) {
+    fake.now = fake.next_tick;
+    fake.next_tick += fake.period_ticks;
+    keel::on_tick();
+  } else {
+    fake.now += 100'000;
+  }
+}
+
+}  // namespace
+
+namespace keel::board {
+const char* name() { return "fake"; }
+bool emulated() { return false; }
+void uart_init() {}
+void uart_put(char c) { fake.uart += c; }
+bool clock_init() { return fake.clock_ok; }
+ClockRate clock_rate() { return fake.clock_ok ? fake.rate : ClockRate{ClockRate::Kind::period_fs, 0}; }
+uint64_t clock_ticks() { return ++fake.now; }
+const char* clock_name() { return fake.clock_ok ? "synthetic" : "none"; }
+void clock_describe(Line& line) { line.str("detail", "fake"); }
+bool timer_start(uint64_t period_ns) {
+  if (!fake.timer_ok) return false;
+  TickConverter converter{};
+  if (!make_converter(fake.rate, converter)) return false;
+  fake.period_ticks = ns_to_ticks(converter, period_ns).value * fake.timer_scale;
+  fake.next_tick = fake.now + fake.period_ticks;
+  fake.running = true;
+  return true;
+}
+void timer_stop() { fake.running = false; }
+const char* timer_name() { return "faketimer"; }
+void timer_describe(Line& line) { line.dec("period_ticks", fake.period_ticks); }
+void exit(ExitCode code) {
+  // The whole UART output on stderr, where the death test matches it.
+  ssize_t written = ::write(2, fake.uart.data(), fake.uart.size());
+  static_cast<void>(written);
+  ::_exit(10 + static_cast<int>(code));
+}
+}  // namespace keel::board
+
+namespace keel::arch {
+const char* name() { return "fake"; }
+void enable_interrupts() {}
+void disable_interrupts() {}
+void cpu_relax() { let_time_pass(); }
+void wait_for_interrupt() { let_time_pass(); }
+uintptr_t unmapped_address() { return 0; }
+}  // namespace keel::arch
+
+namespace keel {
+namespace {
+
+constexpr int exit_ok = 10;
+constexpr int exit_fail = 11;
+
+void boot() {
+  const BootInfo info{""};
+  kernel_main(info);
+}
+
+class BootSequence : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    fake = Fake{};
+  }
+};
+
+TEST_F(BootSequence, QemuHpetRate) {
+  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(exit_ok),
+              "^keel boot arch=fake board=fake clock=synthetic period_fs=10000000 "
+              "ns_per_tick=10\\.000000 emulated=0\n"
+              "keel clock source=synthetic detail=fake\n"
+              "keel timer period_ns=10000000 mean_ns=10000000 ticks=20 requested_ns=10000000 "
+              "source=faketimer period_ticks=1000000 emulated=0 status=ok\n"
+              "keel done status=ok\n$");
+}
+
+// 69,841,279 fs (PLATFORM.md's awkward HPET): 10 ms is 143181 ticks, which
+// last 9,999,944 ns; rounding the period to 69 ns would print 9,879,489.
+TEST_F(BootSequence, FractionalHpetPeriod) {
+  fake.rate = ClockRate{ClockRate::Kind::period_fs, 69'841'279};
+  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(exit_ok),
+              "clock=synthetic period_fs=69841279 ns_per_tick=69\\.841279 emulated=0\n"
+              ".*keel timer period_ns=9999944 mean_ns=9999944 ticks=20 requested_ns=10000000 "
+              "source=faketimer period_ticks=143181 ");
+}
+
+// 54 MHz (the Pi 5's generic timer): 18.518518 ns per tick, 10 ms exact.
+TEST_F(BootSequence, FrequencyClock) {
+  fake.rate = ClockRate{ClockRate::Kind::frequency_hz, 54'000'000};
+  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(exit_ok),
+              "clock=synthetic freq_hz=54000000 ns_per_tick=18\\.518518 emulated=0\n"
+              ".*keel timer period_ns=10000000 mean_ns=10000000 ticks=20 .*period_ticks=540000 ");
+}
+
+TEST_F(BootSequence, NoClockFailsBeforeTheTimer) {
+  fake.clock_ok = false;
+  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(exit_fail),
+              "^keel boot arch=fake board=fake clock=none emulated=0\n"
+              "keel clock source=none detail=fake\n"
+              "keel done status=fail\n$");
+}
+
+// A clock the board reports but make_converter() refuses (HPET 1.0a: at
+// most 100 ns per tick) is no clock: no division by its rate.
+TEST_F(BootSequence, OutOfSpecPeriodIsNoClock) {
+  fake.rate = ClockRate{ClockRate::Kind::period_fs, 100'000'001};
+  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(exit_fail),
+              "^keel boot arch=fake board=fake clock=synthetic emulated=0\n"
+              ".*keel done status=fail\n$");
+}
+
+TEST_F(BootSequence, TimerThatCannotBeCalibrated) {
+  fake.timer_ok = false;
+  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(exit_fail),
+              "keel timer source=faketimer status=no-calibration\n"
+              "keel done status=fail\n$");
+}
+
+TEST_F(BootSequence, TimerThatNeverFires) {
+  fake.timer_fires = false;
+  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(exit_fail),
+              "keel timer ticks=0 source=faketimer status=no-ticks\n"
+              "keel done status=fail\n$");
+}
+
+// A timer programmed in the wrong unit (10x slow) is caught by the bound.
+TEST_F(BootSequence, TimerInTheWrongUnit) {
+  fake.timer_scale = 10;
+  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(exit_fail),
+              "keel timer period_ns=100000000 .* status=out-of-range\n"
+              "keel done status=fail\n$");
+}
+
+TEST_F(BootSequence, UnknownSelfTestFails) {
+  const BootInfo info{"keel.test=bogus"};
+  EXPECT_EXIT(kernel_main(info), ::testing::ExitedWithCode(exit_fail),
+              "keel selftest test=unknown expect=fault\n"
+              "keel selftest test=unknown status=no-fault\n"
+              "keel done status=fail\n$");
+}
+
+}  // namespace
+}  // namespace keel
