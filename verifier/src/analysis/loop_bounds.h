@@ -1,0 +1,56 @@
+// Termination and worst-case cost, after the safety fixpoint: proves a
+// trip-count bound for every natural loop (else the program is rejected at
+// the loop header) and computes max_insns_executed, the longest path with
+// each loop weighted by its bound. docs/verifier/design.md, "Loops".
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cfg/cfg.h"
+#include "domain/scalar.h"
+#include "keel/arena.h"
+
+namespace keel {
+
+// What the safety analysis proved, queried by the bound analysis. Values
+// are those at the end of a block, before the block's final jump refines
+// them; `false` when the register does not hold a scalar there or the block
+// was never reached.
+struct LoopFacts {
+  bool (*scalar_at_block_exit)(const void* context, uint32_t block, uint8_t reg, Scalar& out);
+  const void* context;
+};
+
+enum class LoopBoundError : uint8_t {
+  ok,
+  unbounded_loop,  // pc = first slot of the header of a loop with no proven trip bound
+  out_of_memory,
+};
+
+struct LoopBoundResult {
+  LoopBoundError error = LoopBoundError::ok;
+  uint32_t pc = 0;
+  uint64_t max_insns_executed = 0;  // saturates at UINT64_MAX
+  uint64_t trips = 0;  // unbounded_loop: the best bound proven (above max_trips), 0 when none
+  bool ok() const { return error == LoopBoundError::ok; }
+};
+
+struct LoopBoundOptions {
+  /// A loop whose best proven bound on header runs per entry exceeds this is unbounded_loop too
+  /// (a u32 length bounds a loop by 2^32 trips, which Linux's 1M-instruction budget refuses).
+  uint64_t max_trips = UINT64_MAX;
+};
+
+// Arena use is O(blocks + loops) and released before returning.
+[[nodiscard]] LoopBoundResult bound_loops(const Cfg& cfg, const LoopFacts& facts,
+                                          const LoopBoundOptions& options, Arena& arena);
+[[nodiscard]] inline LoopBoundResult bound_loops(const Cfg& cfg, const LoopFacts& facts, Arena& arena) {
+  return bound_loops(cfg, facts, LoopBoundOptions{}, arena);
+}
+
+// The most arena bytes bound_loops takes for `cfg` (about 300 per block:
+// an 11-register symbolic state per unit of the largest loop dominates).
+size_t loop_bounds_arena_bound(const Cfg& cfg);
+
+}  // namespace keel
