@@ -1,0 +1,171 @@
+// Loader for eBPF object files as `clang -O2 -g -target bpf -c` writes them
+// (ELF64 little-endian ET_REL, EM_BPF) with libbpf's conventions: programs
+// by SEC() name, BPF-to-BPF subprograms linked in, legacy `maps`, BTF
+// `.maps` and global data turned into MapDescriptors, BTF line info kept so
+// that diagnostics can name `file:line`. Parses a caller-supplied byte span;
+// every table comes from the Arena and every malformed input is an ElfResult.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "keel/arena.h"
+#include "keel/platform.h"
+
+namespace keel {
+
+enum class ElfError : uint8_t {
+  ok,
+  out_of_memory,            // the arena cannot hold the loaded object
+  truncated,                // file shorter than the ELF header
+  bad_header,               // not ELF, not ELF64, not little-endian, bad version or header size
+  not_relocatable,          // e_type is not ET_REL
+  wrong_machine,            // e_machine is neither EM_BPF nor EM_NONE (old LLVM)
+  bad_section_table,        // section header table outside the file, bad entry size or string table index
+  bad_section,              // data outside the file, overlapping another section or the headers, bad link
+  bad_string,               // name offset outside its string table, or not NUL-terminated
+  bad_symbol_table,         // bad entry size, size not a multiple of it, bad string table link
+  bad_symbol,               // section index out of range, or value/size outside its section
+  symbol_out_of_range,      // a relocation names a symbol index past the table
+  bad_relocation,           // relocation table malformed, or offset outside the section it patches
+  unsupported_relocation,   // relocation type keel does not apply there (value = the type)
+  missing_symbol,           // relocation against an undefined (extern, ksym, kconfig, kfunc) symbol
+  bad_relocation_target,    // e.g. R_BPF_64_64 not on a lddw, or against a section that is no map
+  bad_program,              // code not a multiple of 8 bytes, function outside its section, split lddw
+  bad_call,                 // BPF-to-BPF call to no function, or outside every code section
+  bad_map_section,          // legacy `maps` section: no symbols, entries too small or misplaced
+  bad_map_definition,       // BTF `.maps` entry: missing or malformed type/key/value/max_entries
+  bad_btf,                  // .BTF header, type or string table malformed
+  bad_btf_ext,              // .BTF.ext header or a func/line/CO-RE record table malformed
+  unsupported_core_relocation,  // CO-RE relocation: keel has no kernel BTF to resolve it against
+  unknown_program_type,     // section name maps to no program type and the caller forced none
+  too_large,                // a count or size past keel's limits (2^31 instructions, 2^20 maps ...)
+};
+
+// Stable snake_case name ("bad_symbol").
+const char* elf_error_name(ElfError error);
+
+// What went wrong and where. `section` is the ELF section index (0 when
+// none), `section_name` its name when readable, `offset` a byte offset in
+// that section (or in the file for header errors), `value` one more integer
+// whose meaning the error gives (relocation type, symbol index, ...).
+// Names point into the object's bytes.
+struct ElfResult {
+  ElfError error = ElfError::ok;
+  uint32_t section = 0;
+  const char* section_name = nullptr;
+  uint64_t offset = 0;
+  uint64_t value = 0;
+  const char* symbol = nullptr;  // the symbol involved (missing_symbol, bad_call ...), when known
+  bool ok() const { return error == ElfError::ok; }
+};
+
+// Renders `result` as one line ("missing_symbol: section 8 '.relxdp' offset
+// 0x60: relocation against an undefined (extern) symbol (undefined symbol
+// 12) symbol 'memset'") into `buffer`, always NUL-terminated; returns the
+// length it would need (like snprintf).
+size_t describe(const ElfResult& result, char* buffer, size_t size);
+
+// One BTF line_info record after linking: pc is the slot in the program.
+struct SourceLine {
+  uint32_t pc = 0;
+  const char* file = nullptr;  // as the compiler recorded it
+  const char* text = nullptr;  // the source line itself ("" when not recorded)
+  uint32_t line = 0;
+  uint32_t column = 0;
+};
+
+// A function placed in a program: the program's own first, then every
+// subprogram appended by the linker, in pc order.
+struct ElfFunction {
+  const char* name = nullptr;  // symbol name, or the section name when the section has none
+  uint32_t section = 0;        // ELF section index it came from
+  const char* section_name = nullptr;
+  uint32_t section_slot = 0;   // its first slot within that section
+  uint32_t pc = 0;             // its first slot within the program
+  uint32_t slots = 0;
+};
+
+struct ElfProgram {
+  const char* name = nullptr;       // the function symbol, or the section name (old objects)
+  const char* section = nullptr;    // ELF section name, without the `?` prefix
+  uint32_t section_index = 0;
+  const char* type_name = nullptr;  // Linux program type name ("xdp"), nullptr when unknown
+  bool autoload = true;             // false for `SEC("?...")`
+  const uint8_t* insns = nullptr;   // slots * 8 little-endian bytes, relocated (ready for keel::decode)
+  uint32_t slots = 0;               // the program's own function plus linked subprograms
+  uint32_t own_slots = 0;           // the program's own function
+  uint32_t instruction_count = 0;   // instructions in `slots` with lddw counted once
+  const ElfFunction* functions = nullptr;
+  uint32_t function_count = 0;
+  const SourceLine* lines = nullptr;  // sorted by pc; empty without .BTF.ext
+  uint32_t line_count = 0;
+  ElfResult status;  // not ok: the program could not be prepared (LoadOptions::partial)
+};
+
+// Where a map comes from.
+enum class ElfMapKind : uint8_t { legacy, btf, global_data };
+
+struct ElfMap {
+  const char* name = nullptr;     // symbol name, or the section name for global data
+  ElfMapKind kind = ElfMapKind::legacy;
+  uint32_t linux_type = 0;        // BPF_MAP_TYPE_* as written (2 = array for global data)
+  uint32_t map_flags = 0;
+  uint32_t section_index = 0;
+  uint32_t offset = 0;            // of the definition within its section
+  const uint8_t* initial = nullptr;  // global data: the section's bytes (nullptr for .bss)
+};
+
+struct Object {
+  ElfProgram* programs = nullptr;
+  uint32_t program_count = 0;
+  MapDescriptor* maps = nullptr;  // VerifyOptions::maps: lddw map imm = index into this array
+  ElfMap* map_info = nullptr;     // same index
+  uint32_t map_count = 0;
+  const char* license = nullptr;  // the `license` section, when NUL-terminated
+  bool has_btf = false;
+  bool has_btf_ext = false;
+};
+
+// Which `.text` functions are programs. libbpf: none, they are only
+// subprograms; objects compiled without SEC() keep their programs there.
+enum class TextPrograms : uint8_t {
+  never,
+  when_no_sections,  // global .text functions, when no other section holds code
+  always,            // every global .text function is also a program
+};
+
+struct LoadOptions {
+  /// When set, every program gets this type name, whatever its section.
+  const char* program_type = nullptr;
+  /// When set, consulted before the built-in SEC() table; nullptr means "not mine".
+  const char* (*section_type)(const void* context, const char* section) = nullptr;
+  /// Passed to section_type.
+  const void* section_type_context = nullptr;
+  /// Which .text functions are programs as well as subprograms.
+  TextPrograms text_programs = TextPrograms::when_no_sections;
+  /// A program that cannot be prepared (unknown type, CO-RE, extern symbol)
+  /// gets ElfProgram::status and the load goes on; when false it fails the load.
+  bool partial = false;
+};
+
+// Loads the object in `bytes` (which must outlive `out`: names point into
+// it). All memory comes from `arena`; out_of_memory means "retry with a
+// larger one" (every ebpf-samples object peaks below 1.7 x its file size,
+// but linking the same subprograms into many programs has no linear bound).
+// Without LoadOptions::partial the first program status is the result.
+[[nodiscard]] ElfResult load_object(const uint8_t* bytes, size_t size, const LoadOptions& options,
+                                    Arena& arena, Object& out);
+
+// The Linux program type that libbpf (or the legacy loaders of the corpus
+// projects) give section `name` ("xdp", "sched_cls", ...), or nullptr.
+const char* program_type_for_section(const char* name);
+
+// The line record covering `pc` (the last one at or before it, within the
+// same function), or nullptr.
+const SourceLine* find_source_line(const ElfProgram& program, uint32_t pc);
+
+// The function containing `pc`, or nullptr.
+const ElfFunction* find_function(const ElfProgram& program, uint32_t pc);
+
+}  // namespace keel
