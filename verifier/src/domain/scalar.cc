@@ -8,6 +8,11 @@
 namespace keel {
 namespace {
 
+// The small helpers of the reduction and of the common transfer functions
+// run several times per operation; inlined with a constant width they fold
+// to a few instructions each (a call costs more than most of them).
+#define KEEL_HOT [[gnu::always_inline]] inline
+
 constexpr uint64_t kLow32 = 0xffff'ffffu;
 
 // A width: 64 bits, or the low 32 bits held in 64-bit variables (unsigned
@@ -20,18 +25,18 @@ struct Wd {
 constexpr Wd k64{64, UINT64_MAX, INT64_MIN, INT64_MAX};
 constexpr Wd k32{32, UINT32_MAX, INT32_MIN, INT32_MAX};
 
-uint64_t trunc(Wd w, uint64_t x) { return x & w.umax; }
+KEEL_HOT uint64_t trunc(Wd w, uint64_t x) { return x & w.umax; }
 // The signed reading of a w-bit pattern, and back.
-int64_t to_s(Wd w, uint64_t x) {
+KEEL_HOT int64_t to_s(Wd w, uint64_t x) {
   return w.bits == 64 ? static_cast<int64_t>(x)
                       : static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(x)));
 }
-uint64_t to_u(Wd w, int64_t s) { return static_cast<uint64_t>(s) & w.umax; }
+KEEL_HOT uint64_t to_u(Wd w, int64_t s) { return static_cast<uint64_t>(s) & w.umax; }
 
 template <class T>
-T min_of(T a, T b) { return a < b ? a : b; }
+KEEL_HOT T min_of(T a, T b) { return a < b ? a : b; }
 template <class T>
-T max_of(T a, T b) { return a < b ? b : a; }
+KEEL_HOT T max_of(T a, T b) { return a < b ? b : a; }
 
 // The interval half of the domain at one width.
 struct Range {
@@ -39,25 +44,25 @@ struct Range {
   int64_t smin, smax;
 };
 
-Range full(Wd w) { return {0, w.umax, w.smin, w.smax}; }
-Range exact(Wd w, uint64_t x) { return {trunc(w, x), trunc(w, x), to_s(w, x), to_s(w, x)}; }
-Range meet(Range a, Range b) {
+KEEL_HOT Range full(Wd w) { return {0, w.umax, w.smin, w.smax}; }
+KEEL_HOT Range exact(Wd w, uint64_t x) { return {trunc(w, x), trunc(w, x), to_s(w, x), to_s(w, x)}; }
+KEEL_HOT Range meet(Range a, Range b) {
   return {max_of(a.umin, b.umin), min_of(a.umax, b.umax), max_of(a.smin, b.smin),
           min_of(a.smax, b.smax)};
 }
 // Number of values minus one; exact for both widths in uint64 arithmetic.
-uint64_t uspan(Range r) { return r.umax - r.umin; }
-uint64_t sspan(Range r) { return static_cast<uint64_t>(r.smax) - static_cast<uint64_t>(r.smin); }
+KEEL_HOT uint64_t uspan(Range r) { return r.umax - r.umin; }
+KEEL_HOT uint64_t sspan(Range r) { return static_cast<uint64_t>(r.smax) - static_cast<uint64_t>(r.smin); }
 
-Range r64(const Scalar& s) { return {s.umin, s.umax, s.smin, s.smax}; }
-Range r32(const Scalar& s) { return {s.u32_min, s.u32_max, s.s32_min, s.s32_max}; }
-void set64(Scalar& s, Range r) {
+KEEL_HOT Range r64(const Scalar& s) { return {s.umin, s.umax, s.smin, s.smax}; }
+KEEL_HOT Range r32(const Scalar& s) { return {s.u32_min, s.u32_max, s.s32_min, s.s32_max}; }
+KEEL_HOT void set64(Scalar& s, Range r) {
   s.umin = r.umin;
   s.umax = r.umax;
   s.smin = r.smin;
   s.smax = r.smax;
 }
-void set32(Scalar& s, Range r) {
+KEEL_HOT void set32(Scalar& s, Range r) {
   s.u32_min = static_cast<uint32_t>(r.umin);
   s.u32_max = static_cast<uint32_t>(r.umax);
   s.s32_min = static_cast<int32_t>(r.smin);
@@ -73,33 +78,32 @@ void set32(Scalar& s, Range r) {
 // intersection is at most two unsigned intervals, none crossing 2^(w-1)
 // (S's pieces do not), so each is also a signed interval; their unsigned
 // hull and their signed hull are the tightest intervals containing U ∩ S.
-bool sync_sign(Wd w, Range& r) {
+//
+// Written out piece by piece (rather than as a loop over the pieces) because
+// every reduction round runs it three times: with w a constant it folds to
+// a few compares.
+KEEL_HOT bool sync_sign(Wd w, Range& r) {
   if (r.umin > r.umax || r.smin > r.smax) return false;
-  uint64_t lo[2], hi[2];
-  int pieces = 1;
-  if (r.smin >= 0 || r.smax < 0) {
-    lo[0] = to_u(w, r.smin);
-    hi[0] = to_u(w, r.smax);
+  if (r.smin >= 0 || r.smax < 0) {  // one piece
+    const uint64_t l = max_of(to_u(w, r.smin), r.umin), h = min_of(to_u(w, r.smax), r.umax);
+    if (l > h) return false;
+    r = {l, h, to_s(w, l), to_s(w, h)};
+    return true;
+  }
+  // Piece 0 = U ∩ [0, smax] holds non-negative values, piece 1 = U ∩
+  // [2^w + smin, 2^w - 1] negative ones, so when both are non-empty the
+  // unsigned hull runs from piece 0 to piece 1 and the signed one back.
+  const uint64_t l0 = r.umin, h0 = min_of(to_u(w, r.smax), r.umax);
+  const uint64_t l1 = max_of(to_u(w, r.smin), r.umin), h1 = min_of(w.umax, r.umax);
+  if (l0 <= h0 && l1 <= h1) {
+    r = {l0, h1, to_s(w, l1), to_s(w, h0)};
+  } else if (l0 <= h0) {
+    r = {l0, h0, to_s(w, l0), to_s(w, h0)};
+  } else if (l1 <= h1) {
+    r = {l1, h1, to_s(w, l1), to_s(w, h1)};
   } else {
-    lo[0] = 0;
-    hi[0] = to_u(w, r.smax);
-    lo[1] = to_u(w, r.smin);
-    hi[1] = w.umax;
-    pieces = 2;
+    return false;
   }
-  Range out{w.umax, 0, w.smax, w.smin};
-  bool any = false;
-  for (int i = 0; i < pieces; ++i) {
-    const uint64_t l = max_of(lo[i], r.umin), h = min_of(hi[i], r.umax);
-    if (l > h) continue;
-    any = true;
-    out.umin = min_of(out.umin, l);
-    out.umax = max_of(out.umax, h);
-    out.smin = min_of(out.smin, to_s(w, l));
-    out.smax = max_of(out.smax, to_s(w, h));
-  }
-  if (!any) return false;
-  r = out;
   return true;
 }
 
@@ -107,14 +111,14 @@ bool sync_sign(Wd w, Range& r) {
 // < 2^32 form the circular interval [lo, hi]: an unsigned interval when it
 // does not pass 2^32-1 -> 0 (lo <= hi) and a signed one when it does not pass
 // INT32_MAX -> INT32_MIN (int32(lo) <= int32(hi)).
-void narrow_by_circle32(Range& r32, uint64_t lo64, uint64_t span) {
+KEEL_HOT void narrow_by_circle32(Range& r32, uint64_t lo64, uint64_t span) {
   if (span > kLow32) return;
   const uint64_t lo = lo64 & kLow32, hi = (lo64 + span) & kLow32;
   if (lo <= hi) r32 = meet(r32, Range{lo, hi, r32.smin, r32.smax});
   if (to_s(k32, lo) <= to_s(k32, hi)) r32 = meet(r32, Range{r32.umin, r32.umax, to_s(k32, lo), to_s(k32, hi)});
 }
 
-bool in_circle(uint32_t x, uint32_t a, uint32_t b) {
+KEEL_HOT bool in_circle(uint32_t x, uint32_t a, uint32_t b) {
   return static_cast<uint32_t>(x - a) <= static_cast<uint32_t>(b - a);
 }
 
@@ -123,7 +127,7 @@ bool in_circle(uint32_t x, uint32_t a, uint32_t b) {
 // word first (signed or unsigned) and the low word unsigned, so: if x's low
 // word is outside, walking up from it the first member is a — in the same
 // upper word when a is above it, else in the next one.
-bool raise_to_low_set(uint64_t& x, uint32_t a, uint32_t b, bool is_signed) {
+KEEL_HOT bool raise_to_low_set(uint64_t& x, uint32_t a, uint32_t b, bool is_signed) {
   const uint32_t low = static_cast<uint32_t>(x), high = static_cast<uint32_t>(x >> 32);
   if (in_circle(low, a, b)) return true;
   if (a > low) {
@@ -136,7 +140,7 @@ bool raise_to_low_set(uint64_t& x, uint32_t a, uint32_t b, bool is_signed) {
 }
 
 // The mirror image: the greatest x' <= x whose low word lies in [a, b].
-bool lower_to_low_set(uint64_t& x, uint32_t a, uint32_t b, bool is_signed) {
+KEEL_HOT bool lower_to_low_set(uint64_t& x, uint32_t a, uint32_t b, bool is_signed) {
   const uint32_t low = static_cast<uint32_t>(x), high = static_cast<uint32_t>(x >> 32);
   if (in_circle(low, a, b)) return true;
   if (b < low) {
@@ -150,71 +154,161 @@ bool lower_to_low_set(uint64_t& x, uint32_t a, uint32_t b, bool is_signed) {
 
 // Moves each 64-bit bound to the nearest value whose low word is allowed by
 // the 32-bit bounds (each of which is a circular interval of low words).
-bool tighten64_from32(Range& r, Range r32) {
-  const uint32_t circles[2][2] = {
-      {static_cast<uint32_t>(r32.umin), static_cast<uint32_t>(r32.umax)},
-      {static_cast<uint32_t>(r32.smin), static_cast<uint32_t>(r32.smax)}};
-  for (const auto& c : circles) {
-    uint64_t smin = static_cast<uint64_t>(r.smin), smax = static_cast<uint64_t>(r.smax);
-    if (!raise_to_low_set(r.umin, c[0], c[1], false) || !lower_to_low_set(r.umax, c[0], c[1], false) ||
-        !raise_to_low_set(smin, c[0], c[1], true) || !lower_to_low_set(smax, c[0], c[1], true))
-      return false;
-    r.smin = static_cast<int64_t>(smin);
-    r.smax = static_cast<int64_t>(smax);
-  }
-  return r.umin <= r.umax && r.smin <= r.smax;
+// A full circle (the 32-bit bounds of an unknown low word) allows every low
+// word, so it is skipped: the common case costs two compares.
+KEEL_HOT bool tighten_to_circle(Range& r, uint32_t a, uint32_t b) {
+  if (static_cast<uint32_t>(b - a) == 0xffff'ffffu) return true;
+  uint64_t smin = static_cast<uint64_t>(r.smin), smax = static_cast<uint64_t>(r.smax);
+  if (!raise_to_low_set(r.umin, a, b, false) || !lower_to_low_set(r.umax, a, b, false) ||
+      !raise_to_low_set(smin, a, b, true) || !lower_to_low_set(smax, a, b, true))
+    return false;
+  r.smin = static_cast<int64_t>(smin);
+  r.smax = static_cast<int64_t>(smax);
+  return true;
 }
 
-// The tnum of a signed interval: one unsigned range when it keeps one sign,
-// else the join of its negative and its non-negative parts.
-Tnum srange_tnum(Wd w, int64_t smin, int64_t smax) {
-  if (smin >= 0 || smax < 0) return tnum::range(to_u(w, smin), to_u(w, smax));
-  return tnum::join(tnum::range(to_u(w, smin), w.umax), tnum::range(0, to_u(w, smax)));
+KEEL_HOT bool tighten64_from32(Range& r, Range r32) {
+  return tighten_to_circle(r, static_cast<uint32_t>(r32.umin), static_cast<uint32_t>(r32.umax)) &&
+         tighten_to_circle(r, static_cast<uint32_t>(r32.smin), static_cast<uint32_t>(r32.smax)) &&
+         r.umin <= r.umax && r.smin <= r.smax;
 }
 
 // The low-word tnum t32 constrains only the low 32 bits.
-Tnum widen_low(Tnum t32) { return {t32.value & kLow32, t32.mask | ~kLow32}; }
+KEEL_HOT Tnum widen_low(Tnum t32) { return {t32.value & kLow32, t32.mask | ~kLow32}; }
 
-bool reduce_round(Scalar& s) {
+KEEL_HOT bool same(Range x, Range y) {
+  return x.umin == y.umin && x.umax == y.umax && x.smin == y.smin && x.smax == y.smax;
+}
+
+// Values whose four intervals are one and the same [lo, hi] with 0 <= lo
+// <= hi < 2^31 (small non-negative ranges: indices, lengths, masked bytes,
+// and every constant below 2^31). There signed and unsigned orders agree at
+// both widths and the low word is the value, so a round's sign syncs and
+// 64 <-> 32 steps change nothing, bounds -> tnum is the one meet with
+// range(lo, hi) (the other three tnums contain it), and tnum -> bounds
+// moves lo and hi alike in all four intervals. small_round() is that round.
+KEEL_HOT bool is_small(Range a, Range b) {
+  return a.umin == static_cast<uint64_t>(a.smin) && a.umax == static_cast<uint64_t>(a.smax) && same(a, b) &&
+         a.umin <= a.umax && a.umax <= 0x7fff'ffffu;
+}
+
+// False when empty; else t, lo and hi are the round's results.
+KEEL_HOT bool small_round(Tnum& t, uint64_t& lo, uint64_t& hi) {
+  return tnum::intersect(t, tnum::range(lo, hi), t) && tnum::min_member_at_least(t, lo, lo) &&
+         tnum::max_member_at_most(t, hi, hi) && lo <= hi;
+}
+
+KEEL_HOT void set_small(Scalar& s, Tnum t, uint64_t lo, uint64_t hi) {
+  s.bits = t;
+  s.umin = s.u32_min = static_cast<uint32_t>(lo);
+  s.umax = s.u32_max = static_cast<uint32_t>(hi);
+  s.smin = s.s32_min = static_cast<int32_t>(lo);
+  s.smax = s.s32_max = static_cast<int32_t>(hi);
+}
+
+// The remaining `rounds` rounds of reduce() on a small range.
+bool reduce_small_range(Scalar& s, int rounds) {
+  uint64_t lo = s.umin, hi = s.umax;
+  Tnum t = s.bits;
+  for (int round = 0; round < rounds; ++round) {
+    const uint64_t lo0 = lo, hi0 = hi;
+    if (!small_round(t, lo, hi)) return false;
+    if (lo == lo0 && hi == hi0) break;
+  }
+  set_small(s, t, lo, hi);
+  return true;
+}
+
+enum class Round : uint8_t { empty, stable, again };
+
+// One round: sign sync, 64 -> 32, 32 -> 64, bounds -> tnum, tnum -> bounds.
+// Every step is idempotent and reads only what the steps before it wrote,
+// except two "late" steps whose output earlier steps read: 32 -> 64
+// (tighten64_from32 and its sign sync) and tnum -> bounds. When neither
+// changed anything, a second round would see every step's input unchanged
+// and change nothing, so the round reports `stable` and reduce() stops
+// without running it (the result is the one the full loop reaches).
+KEEL_HOT Round reduce_round(Scalar& s) {
   Range a = r64(s), b = r32(s);
-  if (!sync_sign(k64, a) || !sync_sign(k32, b)) return false;
+  if (!sync_sign(k64, a) || !sync_sign(k32, b)) return Round::empty;
   // 64 -> 32 from each 64-bit interval, then 32 -> 64.
   narrow_by_circle32(b, a.umin, uspan(a));
   narrow_by_circle32(b, static_cast<uint64_t>(a.smin), sspan(a));
-  if (!sync_sign(k32, b)) return false;
-  if (!tighten64_from32(a, b) || !sync_sign(k64, a)) return false;
+  if (!sync_sign(k32, b)) return Round::empty;
+  const Range a_early = a;
+  if (!tighten64_from32(a, b) || !sync_sign(k64, a)) return Round::empty;
+  if (is_small(a, b)) {  // the rest of the round is small_round()
+    uint64_t lo = a.umin, hi = a.umax;
+    Tnum t = s.bits;
+    if (!small_round(t, lo, hi)) return Round::empty;
+    set_small(s, t, lo, hi);
+    return lo == a.umin && hi == a.umax && same(a, a_early) ? Round::stable : Round::again;
+  }
 
-  // Bounds -> tnum.
+  // Bounds -> tnum: the meet with the smallest tnum of each interval. One
+  // whose ends differ in the width's top bit has every bit unknown, and so
+  // has a signed interval that crosses zero (its negative part has the top
+  // bits 1 and ends at all-ones, its non-negative part has them 0: their
+  // join knows no bit); meeting with an unknown tnum changes nothing, so
+  // those meets are skipped.
   Tnum t = s.bits;
-  if (!tnum::intersect(t, tnum::range(a.umin, a.umax), t) ||
-      !tnum::intersect(t, srange_tnum(k64, a.smin, a.smax), t) ||
-      !tnum::intersect(t, widen_low(tnum::range(b.umin, b.umax)), t) ||
-      !tnum::intersect(t, widen_low(srange_tnum(k32, b.smin, b.smax)), t))
-    return false;
+  if ((a.umin ^ a.umax) >> 63 == 0 && !tnum::intersect(t, tnum::range(a.umin, a.umax), t)) return Round::empty;
+  if ((a.smin >= 0 || a.smax < 0) &&
+      !tnum::intersect(t, tnum::range(to_u(k64, a.smin), to_u(k64, a.smax)), t))
+    return Round::empty;
+  if ((b.umin ^ b.umax) >> 31 == 0 && !tnum::intersect(t, widen_low(tnum::range(b.umin, b.umax)), t))
+    return Round::empty;
+  if ((b.smin >= 0 || b.smax < 0) &&
+      !tnum::intersect(t, widen_low(tnum::range(to_u(k32, b.smin), to_u(k32, b.smax))), t))
+    return Round::empty;
 
   // Tnum -> bounds: each bound moves to the nearest member of the tnum.
-  if (!tnum::min_member_at_least(t, a.umin, a.umin) || !tnum::max_member_at_most(t, a.umax, a.umax) ||
-      !tnum::smin_member_at_least(t, a.smin, a.smin) || !tnum::smax_member_at_most(t, a.smax, a.smax))
-    return false;
-  if (a.umin > a.umax || a.smin > a.smax) return false;
+  // (Skipped at a width where the tnum knows no bit: every bound is a
+  // member, and the bounds are ordered since the sign syncs.)
+  const Range b_mid = b;
+  if (t.mask != ~uint64_t{0}) {
+    if (!tnum::min_member_at_least(t, a.umin, a.umin) || !tnum::max_member_at_most(t, a.umax, a.umax) ||
+        !tnum::smin_member_at_least(t, a.smin, a.smin) || !tnum::smax_member_at_most(t, a.smax, a.smax))
+      return Round::empty;
+    if (a.umin > a.umax || a.smin > a.smax) return Round::empty;
+  }
   // The low word: the cast tnum has upper bits known 0, so its members (and
   // the bounds found) stay below 2^32. Flipping bit 31 maps the 32-bit
   // signed order onto the unsigned one.
   const Tnum t32 = tnum::cast32(t);
-  const uint64_t s31 = uint64_t{1} << 31;
-  const Tnum t32f{t32.value ^ (s31 & ~t32.mask), t32.mask};
-  uint64_t slo = 0, shi = 0;
-  if (!tnum::min_member_at_least(t32, b.umin, b.umin) || !tnum::max_member_at_most(t32, b.umax, b.umax) ||
-      !tnum::min_member_at_least(t32f, to_u(k32, b.smin) ^ s31, slo) ||
-      !tnum::max_member_at_most(t32f, to_u(k32, b.smax) ^ s31, shi))
-    return false;
-  b.smin = to_s(k32, slo ^ s31);
-  b.smax = to_s(k32, shi ^ s31);
-  if (b.umin > b.umax || b.smin > b.smax) return false;
+  if (t32.mask != kLow32) {
+    const uint64_t s31 = uint64_t{1} << 31;
+    const Tnum t32f{t32.value ^ (s31 & ~t32.mask), t32.mask};
+    uint64_t slo = 0, shi = 0;
+    if (!tnum::min_member_at_least(t32, b.umin, b.umin) || !tnum::max_member_at_most(t32, b.umax, b.umax) ||
+        !tnum::min_member_at_least(t32f, to_u(k32, b.smin) ^ s31, slo) ||
+        !tnum::max_member_at_most(t32f, to_u(k32, b.smax) ^ s31, shi))
+      return Round::empty;
+    b.smin = to_s(k32, slo ^ s31);
+    b.smax = to_s(k32, shi ^ s31);
+    if (b.umin > b.umax || b.smin > b.smax) return Round::empty;
+  }
 
   s.bits = t;
   set64(s, a);
   set32(s, b);
+  return same(a, a_early) && same(b, b_mid) ? Round::stable : Round::again;
+}
+
+// Each round is sound on its own (every step only removes non-members), so
+// stopping after a bounded number of rounds is sound; in practice the value
+// is stable after one or two. At most 8 rounds, as first written; a value
+// that becomes a small range finishes its remaining rounds on the shortcut.
+// Out of line, so that reduce()'s shortcuts need no stack frame.
+[[gnu::noinline]] bool reduce_rounds(Scalar& s) {
+  for (int round = 0; round < 8; ++round) {
+    if (is_small(r64(s), r32(s))) return reduce_small_range(s, 8 - round);
+    switch (reduce_round(s)) {
+      case Round::empty: return false;
+      case Round::stable: return true;
+      case Round::again: break;
+    }
+  }
   return true;
 }
 
@@ -226,7 +320,7 @@ bool reduce_round(Scalar& s) {
 // The values lo, lo+1, ..., lo+span (mod 2^w) with span < 2^w: an unsigned
 // interval unless they pass 2^w-1 -> 0, a signed one unless they pass the
 // signed maximum.
-Range circle(Wd w, uint64_t lo, uint64_t span) {
+KEEL_HOT Range circle(Wd w, uint64_t lo, uint64_t span) {
   Range r = full(w);
   if (span > w.umax) return r;
   lo = trunc(w, lo);
@@ -246,7 +340,7 @@ Range circle(Wd w, uint64_t lo, uint64_t span) {
 // (and likewise from the signed minima) whenever that length is < 2^w; so a
 // sum that wraps as a whole stays precise, and a sum that may or may not
 // wrap loses the bound (Linux's rule, generalized to both orders).
-Range add_r(Wd w, Range a, Range b) {
+KEEL_HOT Range add_r(Wd w, Range a, Range b) {
   Range r = full(w);
   uint64_t span = 0;
   if (!__builtin_add_overflow(uspan(a), uspan(b), &span)) r = meet(r, circle(w, a.umin + b.umin, span));
@@ -256,7 +350,7 @@ Range add_r(Wd w, Range a, Range b) {
 }
 
 // a - b lies in the circle from a.min - b.max of the same length.
-Range sub_r(Wd w, Range a, Range b) {
+KEEL_HOT Range sub_r(Wd w, Range a, Range b) {
   Range r = full(w);
   uint64_t span = 0;
   if (!__builtin_add_overflow(uspan(a), uspan(b), &span)) r = meet(r, circle(w, a.umin - b.umax, span));
@@ -368,7 +462,7 @@ Range smod_r(Wd w, Range a, Range b) {
 
 // x & y <= min(x, y) unsigned. Signed: a non-negative operand bounds the
 // result to [0, it]; two negative ones give a negative result <= both.
-Range and_r(Wd w, Range a, Range b) {
+KEEL_HOT Range and_r(Wd w, Range a, Range b) {
   Range r = full(w);
   r.umax = min_of(a.umax, b.umax);
   if (a.smin >= 0 || b.smin >= 0) {
@@ -383,7 +477,7 @@ Range and_r(Wd w, Range a, Range b) {
 // x | y >= max(x, y) unsigned. A negative operand makes the result negative
 // and (same half, so same order) >= it; two non-negative ones give a result
 // >= both.
-Range or_r(Wd w, Range a, Range b) {
+KEEL_HOT Range or_r(Wd w, Range a, Range b) {
   Range r = full(w);
   r.umin = max_of(a.umin, b.umin);
   if (a.smax < 0 || b.smax < 0) {
@@ -397,7 +491,7 @@ Range or_r(Wd w, Range a, Range b) {
 
 // Shifts by a constant k < w.bits: monotone, so the bounds shift too unless
 // a bit falls off the top (lsh) — checked against the width's limits.
-Range lsh_r(Wd w, Range a, unsigned k) {
+KEEL_HOT Range lsh_r(Wd w, Range a, unsigned k) {
   Range r = full(w);
   if (a.umax <= (w.umax >> k)) {
     r.umin = a.umin << k;
@@ -410,7 +504,7 @@ Range lsh_r(Wd w, Range a, unsigned k) {
   return r;
 }
 
-Range rsh_r(Wd w, Range a, unsigned k) {
+KEEL_HOT Range rsh_r(Wd w, Range a, unsigned k) {
   if (k == 0) return a;
   Range r = full(w);
   r.umin = a.umin >> k;
@@ -420,7 +514,7 @@ Range rsh_r(Wd w, Range a, unsigned k) {
 
 // Values of a 32-bit width are kept sign-extended in int64, so an int64
 // arithmetic shift is the 32-bit one.
-Range arsh_r(Wd w, Range a, unsigned k) {
+KEEL_HOT Range arsh_r(Wd w, Range a, unsigned k) {
   if (k == 0) return a;
   Range r = full(w);
   r.smin = a.smin >> k;
@@ -448,7 +542,12 @@ Scalar make32(Tnum t, Range b) {
   Scalar s;
   s.bits = tnum::cast32(t);
   set32(s, b);
-  set64(s, Range{0, kLow32, 0, static_cast<int64_t>(kLow32)});
+  // The upper word is zero, so the 64-bit bounds are [0, 2^32 - 1] — or,
+  // when the low word is a small range (see is_small), that range: the
+  // first reduction round would move them there (tighten64_from32) and
+  // continue as small_round(), so starting there gives the same result.
+  const Range low = r32(s);
+  set64(s, is_small(low, low) ? low : Range{0, kLow32, 0, static_cast<int64_t>(kLow32)});
   if (reduce(s)) return s;
   s = Scalar::unknown();
   s.bits = Tnum{0, kLow32};
@@ -597,6 +696,93 @@ Scalar alu32(AluOp op, const Scalar& a, const Scalar& b) {
   return zext32(Scalar::unknown());
 }
 
+// Constant folding: the concrete result of dst OP src (RFC 9669 §4.1) for
+// the operations whose transfer functions are exact on constants, so that
+// folding is only a shortcut (scalar_test checks it against alu_full).
+// mod and smod are not folded: their interval rules give a range even for
+// constants (see the FIXMEs at mod_r and smod_r), and folding them would
+// change results, not only speed.
+KEEL_HOT bool fold(AluOp op, Width w, uint64_t a, uint64_t b, uint64_t& out) {
+  if (w == Width::w32) {
+    const auto x = static_cast<uint32_t>(a), y = static_cast<uint32_t>(b);
+    uint32_t r = 0;
+    switch (op) {
+      case AluOp::add: r = x + y; break;
+      case AluOp::sub: r = x - y; break;
+      case AluOp::mul: r = x * y; break;
+      case AluOp::div: r = y == 0 ? 0 : x / y; break;
+      case AluOp::sdiv:  // INT32_MIN / -1 wraps to INT32_MIN; C++ division would be UB
+        if (y == 0) r = 0;
+        else if (x == 0x8000'0000u && y == 0xffff'ffffu) r = x;
+        else r = static_cast<uint32_t>(static_cast<int32_t>(x) / static_cast<int32_t>(y));
+        break;
+      case AluOp::bit_and: r = x & y; break;
+      case AluOp::bit_or: r = x | y; break;
+      case AluOp::bit_xor: r = x ^ y; break;
+      case AluOp::lsh: r = x << (y & 31); break;
+      case AluOp::rsh: r = x >> (y & 31); break;
+      case AluOp::arsh: r = static_cast<uint32_t>(static_cast<int32_t>(x) >> (y & 31)); break;
+      case AluOp::mov: r = y; break;
+      default: return false;
+    }
+    out = r;  // zero-extended
+    return true;
+  }
+  switch (op) {
+    case AluOp::add: out = a + b; break;
+    case AluOp::sub: out = a - b; break;
+    case AluOp::mul: out = a * b; break;
+    case AluOp::div: out = b == 0 ? 0 : a / b; break;
+    case AluOp::sdiv:
+      if (b == 0) out = 0;
+      else if (a == uint64_t{1} << 63 && b == ~uint64_t{0}) out = a;
+      else out = static_cast<uint64_t>(static_cast<int64_t>(a) / static_cast<int64_t>(b));
+      break;
+    case AluOp::bit_and: out = a & b; break;
+    case AluOp::bit_or: out = a | b; break;
+    case AluOp::bit_xor: out = a ^ b; break;
+    case AluOp::lsh: out = a << (b & 63); break;
+    case AluOp::rsh: out = a >> (b & 63); break;
+    case AluOp::arsh: out = static_cast<uint64_t>(static_cast<int64_t>(a) >> (b & 63)); break;
+    case AluOp::mov: out = b; break;
+    default: return false;
+  }
+  return true;
+}
+
+// add, sub and and of two small ranges (see is_small) whose result is one
+// too: add_r, sub_r and and_r then give that plain interval at both widths
+// and in both orders (no sum can wrap, every value is below 2^31), so the
+// result is make64 of it, without the general interval rules. (scalar_test
+// checks it against alu_full.)
+KEEL_HOT bool small_alu64(AluOp op, const Scalar& a, const Scalar& b, Scalar& out) {
+  if (op != AluOp::add && op != AluOp::sub && op != AluOp::bit_and) return false;
+  if (!is_small(r64(a), r32(a)) || !is_small(r64(b), r32(b))) return false;
+  uint64_t lo = 0, hi = 0;
+  Tnum t;
+  switch (op) {
+    case AluOp::add:
+      lo = a.umin + b.umin;
+      hi = a.umax + b.umax;
+      t = tnum::add(a.bits, b.bits);
+      break;
+    case AluOp::sub:
+      if (a.umin < b.umax) return false;  // may be negative
+      lo = a.umin - b.umax;
+      hi = a.umax - b.umin;
+      t = tnum::sub(a.bits, b.bits);
+      break;
+    default:
+      hi = min_of(a.umax, b.umax);
+      t = tnum::bit_and(a.bits, b.bits);
+      break;
+  }
+  if (hi > 0x7fff'ffffu) return false;
+  const Range r{lo, hi, static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
+  out = make64(t, r, r);
+  return true;
+}
+
 // ---------------------------------------------------------------------------
 // Branches
 
@@ -665,18 +851,41 @@ bool refine_cond(Cond c, Wd w, Range& a, Tnum& ta, Range& b, Tnum& tb) {
   return true;
 }
 
+// Two constants as Scalar::constant makes them (a constant tnum alone is
+// not enough: loose bounds beside it go the general way, as in alu()).
+KEEL_HOT bool both_constants(const Scalar& a, const Scalar& b) {
+  return a.bits.is_const() && b.bits.is_const() && a == Scalar::constant(a.bits.value) &&
+         b == Scalar::constant(b.bits.value);
+}
+
+// The comparison itself (RFC 9669 §4.3): for two constants refinement is
+// exact, so this is its answer (scalar_test checks it against refine_full).
+KEEL_HOT bool compare(JmpOp op, Width w, uint64_t a, uint64_t b) {
+  if (w == Width::w32) {
+    a &= kLow32;
+    b &= kLow32;
+  }
+  const int64_t sa = to_s(w == Width::w64 ? k64 : k32, a), sb = to_s(w == Width::w64 ? k64 : k32, b);
+  switch (op) {
+    case JmpOp::jeq: return a == b;
+    case JmpOp::jne: return a != b;
+    case JmpOp::jgt: return a > b;
+    case JmpOp::jge: return a >= b;
+    case JmpOp::jlt: return a < b;
+    case JmpOp::jle: return a <= b;
+    case JmpOp::jsgt: return sa > sb;
+    case JmpOp::jsge: return sa >= sb;
+    case JmpOp::jslt: return sa < sb;
+    case JmpOp::jsle: return sa <= sb;
+    case JmpOp::jset: return (a & b) != 0;
+  }
+  return false;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------
 // Public API
-
-Scalar Scalar::constant(uint64_t value) {
-  Scalar s;
-  s.bits = Tnum::constant(value);
-  set64(s, Range{value, value, static_cast<int64_t>(value), static_cast<int64_t>(value)});
-  set32(s, exact(k32, value));
-  return s;
-}
 
 Scalar Scalar::from_urange(uint64_t lo, uint64_t hi) {
   Scalar s;
@@ -698,27 +907,32 @@ Scalar Scalar::from_tnum(Tnum t) {
   return finish64(s);
 }
 
-bool Scalar::contains(uint64_t x) const {
-  const auto x32 = static_cast<uint32_t>(x);
-  const auto sx = static_cast<int64_t>(x);
-  const auto sx32 = static_cast<int32_t>(x32);
-  return bits.contains(x) && umin <= x && x <= umax && smin <= sx && sx <= smax && u32_min <= x32 &&
-         x32 <= u32_max && s32_min <= sx32 && sx32 <= s32_max;
-}
-
-// Each round is sound on its own (every step only removes non-members), so
-// stopping after a bounded number of rounds is sound; in practice the value
-// is stable after two or three.
 bool reduce(Scalar& s) {
-  for (int round = 0; round < 8; ++round) {
-    const Scalar before = s;
-    if (!reduce_round(s)) return false;
-    if (s == before) break;
+  // A known tnum leaves one candidate: the value is that constant or empty
+  // (the rounds would find the same, bound by bound).
+  if (s.bits.is_const()) {
+    if (!s.contains(s.bits.value)) return false;
+    s = Scalar::constant(s.bits.value);
+    return true;
   }
-  return true;
+  if (s == Scalar::unknown()) return true;  // nothing to tighten
+  return reduce_rounds(s);
 }
 
 Scalar alu(AluOp op, Width w, const Scalar& dst, const Scalar& src) {
+  uint64_t folded = 0;
+  if (dst.bits.is_const() && src.bits.is_const() && fold(op, w, dst.bits.value, src.bits.value, folded) &&
+      dst == Scalar::constant(dst.bits.value) && src == Scalar::constant(src.bits.value))
+    return Scalar::constant(folded);
+  if (w == Width::w64) {
+    if (op == AluOp::mov) return src;  // as alu64 does, without its set-up
+    Scalar small;
+    if (small_alu64(op, dst, src, small)) return small;
+  }
+  return alu_full(op, w, dst, src);
+}
+
+Scalar alu_full(AluOp op, Width w, const Scalar& dst, const Scalar& src) {
   return w == Width::w64 ? alu64(op, dst, src) : alu32(op, dst, src);
 }
 
@@ -824,6 +1038,11 @@ bool jmp_of(Op op, JmpOp& jmp, Width& w) {
 }
 
 bool refine(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
+  if (both_constants(a, b)) return compare(op, w, a.bits.value, b.bits.value) == taken;  // a, b stay
+  return refine_full(op, w, taken, a, b);
+}
+
+bool refine_full(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
   Scalar* x = &a;
   Scalar* y = &b;
   Cond c = Cond::eq;
@@ -871,6 +1090,7 @@ bool refine(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
 // Refinement is exact about emptiness only where it is precise, so an
 // outcome it cannot rule out is "maybe" — never a wrong always/never.
 Outcome evaluate(JmpOp op, Width w, const Scalar& a, const Scalar& b) {
+  if (both_constants(a, b)) return compare(op, w, a.bits.value, b.bits.value) ? Outcome::always : Outcome::never;
   Scalar ta = a, tb = b, fa = a, fb = b;
   const bool can_take = refine(op, w, true, ta, tb);
   const bool can_fall = refine(op, w, false, fa, fb);

@@ -23,15 +23,26 @@ struct Scalar {
   uint32_t u32_min = 0, u32_max = UINT32_MAX;
   int32_t s32_min = INT32_MIN, s32_max = INT32_MAX;
 
-  static Scalar unknown() { return {}; }
-  static Scalar constant(uint64_t value);
+  static constexpr Scalar unknown() { return {}; }
+  // Inline and exact: every component is the one value (no reduce needed).
+  static constexpr Scalar constant(uint64_t value) {
+    const auto v32 = static_cast<uint32_t>(value);
+    return {Tnum::constant(value), value, value, static_cast<int64_t>(value), static_cast<int64_t>(value),
+            v32, v32, static_cast<int32_t>(v32), static_cast<int32_t>(v32)};
+  }
   // Values in [lo, hi] (unsigned, resp. signed); lo <= hi.
   static Scalar from_urange(uint64_t lo, uint64_t hi);
   static Scalar from_srange(int64_t lo, int64_t hi);
   static Scalar from_tnum(Tnum t);
 
-  bool contains(uint64_t x) const;
-  bool is_const() const { return bits.is_const(); }  // valid on a reduced value
+  bool contains(uint64_t x) const {
+    const auto x32 = static_cast<uint32_t>(x);
+    const auto sx = static_cast<int64_t>(x);
+    const auto sx32 = static_cast<int32_t>(x32);
+    return bits.contains(x) && umin <= x && x <= umax && smin <= sx && sx <= smax && u32_min <= x32 &&
+           x32 <= u32_max && s32_min <= sx32 && sx32 <= s32_max;
+  }
+  constexpr bool is_const() const { return bits.is_const(); }  // valid on a reduced value
   bool operator==(const Scalar&) const = default;
 };
 
@@ -52,6 +63,10 @@ enum class AluOp : uint8_t {
 // zero-extends; division by zero gives 0, modulo by zero leaves dst; sdiv of
 // INT_MIN by -1 wraps to INT_MIN; shift amounts are masked to 63 / 31.
 Scalar alu(AluOp op, Width w, const Scalar& dst, const Scalar& src);
+// alu() without its shortcuts (constant folding, small ranges): the general
+// transfer functions, which give the same result more slowly. For the
+// differential tests; the analysis calls alu().
+Scalar alu_full(AluOp op, Width w, const Scalar& dst, const Scalar& src);
 Scalar neg(Width w, const Scalar& dst);
 // movsx64_{8,16,32} (w64) and movsx32_{8,16} (w32): sign-extends the low
 // `from_bits` bits.
@@ -77,6 +92,9 @@ enum class Outcome : uint8_t { never, maybe, always };
 // impossible; a and b are then unspecified. a and b must be distinct
 // objects (for `r1 OP r1` pass a copy).
 [[nodiscard]] bool refine(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b);
+// refine() without its shortcut for two constants: the general rules, same
+// result. For the differential tests; the analysis calls refine().
+[[nodiscard]] bool refine_full(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b);
 // Whether `a OP b` always, never or maybe holds.
 Outcome evaluate(JmpOp op, Width w, const Scalar& a, const Scalar& b);
 // The JmpOp and width of a conditional-jump keel::Op; false for other ops.
