@@ -92,6 +92,7 @@ struct ProgramType {
   int64_t return_min = INT64_MIN;    // r0 at exit must lie in [return_min, return_max]
   int64_t return_max = INT64_MAX;
   bool r2_is_ctx_size = false;       // r2 holds ctx_size at entry (the conformance type)
+  bool ctx_is_plain_memory = false;  // the context is a plain buffer: pointer arithmetic and any in-bounds access
 };
 
 enum class MapType : uint8_t {
@@ -117,5 +118,13 @@ struct Platform {
 const ProgramType* find_program_type(const Platform& platform, const char* name);
 // The helper slot for `id` in `type`, or nullptr when the type has no such helper.
 const HelperSlot* find_helper(const ProgramType& type, int32_t id);
+
+// The "conformance" program type of the bpf_conformance suite: the context
+// is the test's memory buffer of `mem_size` bytes (r1 points to it, r2 holds
+// its length), readable and writable at any size, with pointer arithmetic on
+// it; `helpers` (sorted by id, e.g. with ArgKind::anything arguments) are
+// callable. `field_storage` holds the one context field and must outlive the type.
+ProgramType make_conformance_type(uint32_t mem_size, const HelperSlot* helpers, uint32_t count,
+                                  CtxField& field_storage);
 
 }  // namespace keel

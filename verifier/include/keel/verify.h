@@ -28,6 +28,7 @@ enum class Reason : uint8_t {
   pointer_comparison,      // comparison of pointers of different kinds
   scalar_dereference,      // load/store through a scalar
   null_dereference,        // through a pointer that may be NULL
+  invalid_dereference,     // through a pointer kind that has no memory (packet_end, map_ptr, func), or a partial spill/fill of a pointer
   // memory
   stack_out_of_bounds,
   ctx_bad_access,          // offset/size not allowed for the program type's context
@@ -44,9 +45,11 @@ enum class Reason : uint8_t {
   unsupported_helper,      // prototype uses kinds keel does not model
   unresolved_map,          // lddw names a map that VerifyOptions::maps does not hold
   legacy_packet_load,      // ld_abs/ld_ind where the type forbids it, or r6 is not the context
+  unprivileged_call,       // BPF-to-BPF call without VerifyOptions::privileged (Linux needs CAP_BPF)
   // termination and cost
   unbounded_loop,          // no trip-count bound proven for the loop headed at pc
   division_by_zero,        // only with VerifyOptions::reject_division_by_zero
+  unsupported_instruction, // with VerifyOptions::linux_rules: an instruction Linux 6.1 does not have
   too_complex,             // analysis exceeded VerifyOptions::max_iterations
   out_of_memory,           // the arena cannot hold the analysis state
 };
@@ -83,6 +86,14 @@ struct VerifyOptions {
   bool strict_alignment = false;
   /// Division and modulo by zero are defined (RFC 9669 §4.1); set to reject them anyway.
   bool reject_division_by_zero = false;
+  /// Also reject what Linux 6.1 rejects outside keel's safety model: division/modulo by an immediate 0,
+  /// shifts by an immediate >= the width, and instructions newer than 6.1 (sdiv, smod, movsx, ldxs*, bswap, gotol, callx).
+  bool linux_rules = false;
+  /// Also analyse the successor a comparison proves impossible, with the unrefined state, as unprivileged
+  /// Linux does against Spectre v1 (a mispredicted branch runs it speculatively).
+  bool speculative_paths = false;
+  /// Let reads of never-written stack bytes yield unknown values, as privileged Linux does (allow_uninit_stack).
+  bool allow_uninit_stack_reads = false;
   /// Reject code no path reaches (Linux does).
   bool reject_unreachable = true;
   /// Maps referenced by lddw (imm = index into this array).
@@ -102,5 +113,15 @@ struct VerifyOptions {
 // 48, access at offset 48 size 4 is out of bounds") into `buffer`, always
 // NUL-terminated; returns the length it would need (like snprintf).
 size_t describe(const Verdict& verdict, char* buffer, size_t size);
+
+// Re-runs the analysis of `program` and renders the abstract state on entry
+// to the instruction at `pc` (joined over every way the analysis reached it
+// before it stopped; for a rejection pass verdict.pc) into `buffer`, one
+// line per frame: registers, then stack slots, e.g. "frame 0: r1=ctx+0
+// r2=scalar[0,255] fp-8=spill:map_value(map 0)+0 fp-16=mmmm0000" (m: data,
+// 0: zero, .: uninitialized). Always NUL-terminated; returns the length it
+// would need; "unreached" when no state reached pc.
+size_t describe_state(const Program& program, const ProgramType& type, const VerifyOptions& options,
+                      Arena& arena, uint32_t pc, char* buffer, size_t size);
 
 }  // namespace keel

@@ -38,4 +38,23 @@ const HelperSlot* find_helper(const ProgramType& type, int32_t id) {
   return nullptr;
 }
 
+ProgramType make_conformance_type(uint32_t mem_size, const HelperSlot* helpers, uint32_t count,
+                                  CtxField& field_storage) {
+  field_storage = CtxField{};
+  field_storage.offset = 0;
+  field_storage.size = static_cast<uint16_t>(mem_size > 0xffff ? 0xffff : mem_size);
+  field_storage.read_sizes = 1 | 2 | 4 | 8;
+  field_storage.write_sizes = 1 | 2 | 4 | 8;
+  ProgramType type;
+  type.name = "conformance";
+  type.ctx_size = field_storage.size;
+  type.fields = &field_storage;
+  type.field_count = 1;
+  type.helpers = helpers;
+  type.helper_count = count;
+  type.r2_is_ctx_size = true;
+  type.ctx_is_plain_memory = true;
+  return type;
+}
+
 }  // namespace keel

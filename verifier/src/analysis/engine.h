@@ -1,0 +1,83 @@
+// The analysis context shared by the transfer functions (transfer.cc,
+// memory.cc, calls.cc, branch.cc) and the fixpoint (analyze.cc). Internal.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "analysis/state.h"
+#include "cfg/cfg.h"
+#include "keel/platform.h"
+#include "keel/verify.h"
+
+namespace keel {
+
+// Linux's limits on pointer offsets (include/linux/bpf_verifier.h).
+inline constexpr int64_t kMaxVarOff = int64_t{1} << 29;   // BPF_MAX_VAR_OFF
+inline constexpr uint64_t kMaxVarSize = uint64_t{1} << 29;  // BPF_MAX_VAR_SIZ
+inline constexpr int64_t kMaxPacketOff = 0xffff;           // MAX_PACKET_OFF
+
+struct Engine {
+  const Insn* insns;
+  uint32_t insn_count;
+  const ProgramType& type;
+  const VerifyOptions& options;
+  const Cfg& cfg;
+  StatePool& pool;
+  MapTable maps;
+  uint32_t next_id = 1;
+  uint32_t iterations = 0;
+  uint32_t* stack_use;  // [function_count]: deepest byte below r10 touched per function
+  Verdict verdict;      // the first failure
+  uint32_t trace_pc = UINT32_MAX;  // describe_state(): capture the states entering this pc
+  State* trace = nullptr;
+
+  uint32_t fresh_id() { return next_id++; }
+  // Records a rejection (the first one wins) and returns false.
+  bool fail(uint32_t pc, Reason reason, int32_t reg = -1, Detail detail = Detail{});
+  bool oom(uint32_t pc) { return fail(pc, Reason::out_of_memory); }
+};
+
+// A register operand must be initialized (Linux check_reg_arg(SRC_OP)).
+bool check_init(Engine& e, const State& s, uint32_t reg, uint32_t pc);
+// Marks a register as written with a fresh value (breaks any id link).
+inline void set_reg(State& s, uint32_t reg, const RegState& value) { s.regs()[reg] = value; }
+
+// transfer.cc: ALU, mov, byte swaps, lddw.
+bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc);
+// The constant-folding fast path of step_alu (no checks can fail on it);
+// false when the instruction needs the full transfer function.
+bool try_fast_alu(State& s, const Insn& insn, bool linux_rules);
+bool step_lddw(Engine& e, State& s, const Insn& insn, uint32_t pc);
+
+// memory.cc: loads, stores, atomics; and the region check helper arguments use.
+bool step_load(Engine& e, State*& s, const Insn& insn, uint32_t pc);
+bool step_store(Engine& e, State*& s, const Insn& insn, uint32_t pc);
+bool step_atomic(Engine& e, State*& s, const Insn& insn, uint32_t pc);
+enum class Access : uint8_t { read, write };
+// Checks that every byte of [ptr + off, ptr + off + size) may be accessed as
+// `access` through register `reg` (a pointer of any kind), size known up to
+// size_max; helper-written stack bytes become initialized. For helpers: reads
+// of the stack need initialized bytes; `packet_ok` says whether packet
+// pointers are allowed at all.
+bool check_memory_arg(Engine& e, State*& s, uint32_t reg, uint64_t size_max, Access access,
+                      bool packet_ok, uint32_t pc);
+// Marks packet pointers of every frame unusable (a helper changed the packet).
+void invalidate_packet_pointers(State& s);
+
+// calls.cc: helper calls and legacy packet loads.
+bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc);
+bool step_legacy_load(Engine& e, State& s, const Insn& insn, uint32_t pc);
+
+// branch.cc: narrows `s` to the states in which the conditional jump at pc
+// goes the way `taken` says; `feasible` false when no state does.
+bool refine_branch(Engine& e, State& s, const Insn& insn, uint32_t pc, bool taken,
+                   bool& feasible);
+
+// trace.cc: renders a state (or "unreached" for nullptr) for describe_state().
+size_t render_state(const State* s, char* buffer, size_t size);
+
+// Sets every scalar register/spill sharing `reg`'s id to `reg`'s value.
+void propagate_scalar(State& s, const RegState& reg);
+
+}  // namespace keel

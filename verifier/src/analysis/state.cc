@@ -1,0 +1,413 @@
+// State storage (a pool of power-of-two chunks) and the lattice operations:
+// join (with widening at loop heads) and inclusion, per register and per
+// stack slot. design.md, "Abstract state" and "Join".
+#include "analysis/state.h"
+
+#include <cstring>
+
+namespace keel {
+
+const char* reg_kind_name(RegKind kind) {
+  switch (kind) {
+    case RegKind::uninit: return "uninit";
+    case RegKind::scalar: return "scalar";
+    case RegKind::ctx: return "ctx";
+    case RegKind::stack: return "stack";
+    case RegKind::map_ptr: return "map_ptr";
+    case RegKind::map_value: return "map_value";
+    case RegKind::map_value_or_null: return "map_value_or_null";
+    case RegKind::packet: return "packet";
+    case RegKind::packet_end: return "packet_end";
+    case RegKind::packet_meta: return "packet_meta";
+    case RegKind::mem: return "mem";
+    case RegKind::mem_or_null: return "mem_or_null";
+    case RegKind::func: return "func";
+    case RegKind::mixed: return "mixed";
+  }
+  return "?";
+}
+
+// ---- State ------------------------------------------------------------------
+
+Spill* State::find_spill(uint32_t frame, uint32_t slot) {
+  Spill* s = spills();
+  for (uint32_t i = 0; i < spill_count; ++i) {
+    if (s[i].frame == frame && s[i].slot == slot) return &s[i];
+  }
+  return nullptr;
+}
+
+const Spill* State::find_spill(uint32_t frame, uint32_t slot) const {
+  return const_cast<State*>(this)->find_spill(frame, slot);
+}
+
+void State::remove_spill(Spill* spill) {
+  Spill* s = spills();
+  const uint32_t index = static_cast<uint32_t>(spill - s);
+  s[index] = s[spill_count - 1];
+  --spill_count;
+}
+
+size_t state_bytes(uint32_t frame_count, uint32_t spill_capacity) {
+  return sizeof(State) + frame_count * sizeof(Frame) + spill_capacity * sizeof(Spill);
+}
+
+// ---- Pool ---------------------------------------------------------------------
+
+namespace {
+
+constexpr uint32_t kMinShift = 8;  // 256 bytes
+
+uint32_t class_for(size_t bytes) {
+  uint32_t c = 0;
+  while ((size_t{1} << (c + kMinShift)) < bytes) ++c;
+  return c;
+}
+
+}  // namespace
+
+State* StatePool::allocate(uint32_t frames, uint32_t spills) {
+  const size_t bytes = state_bytes(frames, spills);
+  const uint32_t c = class_for(bytes);
+  if (c >= kClasses) return nullptr;
+  const size_t chunk = size_t{1} << (c + kMinShift);
+  void* memory = free_[c];
+  if (memory != nullptr) {
+    std::memcpy(&free_[c], memory, sizeof(void*));
+  } else {
+    memory = arena_.allocate_bytes(chunk, alignof(Frame));
+    if (memory == nullptr) return nullptr;
+  }
+  State* s = static_cast<State*>(memory);
+  s->chunk_class = c;
+  s->frame_count = static_cast<uint16_t>(frames);
+  s->spill_count = 0;
+  s->spill_capacity =
+      static_cast<uint16_t>((chunk - sizeof(State) - frames * sizeof(Frame)) / sizeof(Spill));
+  return s;
+}
+
+void StatePool::release(State* state) {
+  if (state == nullptr) return;
+  const uint32_t c = state->chunk_class;
+  void* memory = state;
+  std::memcpy(memory, &free_[c], sizeof(void*));
+  free_[c] = memory;
+}
+
+State* StatePool::copy(const State& from, uint32_t extra_spills, uint32_t extra_frames) {
+  State* s = allocate(from.frame_count + extra_frames, from.spill_count + extra_spills);
+  if (s == nullptr) return nullptr;
+  const uint16_t capacity = s->spill_capacity;
+  const uint32_t c = s->chunk_class;
+  const uint16_t frames = s->frame_count;
+  std::memcpy(s->frames(), from.frames(), from.frame_count * sizeof(Frame));
+  s->frame_count = frames;
+  s->spill_count = from.spill_count;
+  std::memcpy(s->spills(), from.spills(), from.spill_count * sizeof(Spill));
+  s->spill_capacity = capacity;
+  s->chunk_class = c;
+  return s;
+}
+
+bool StatePool::reserve_spill(State*& state) {
+  if (state->spill_count < state->spill_capacity) return true;
+  State* bigger = copy(*state, static_cast<uint32_t>(state->spill_count) + 4);
+  if (bigger == nullptr) return false;
+  release(state);
+  state = bigger;
+  return true;
+}
+
+void* StatePool::allocate_raw(size_t bytes) {
+  if (bytes < sizeof(void*)) bytes = sizeof(void*);
+  const uint32_t c = class_for(bytes);
+  if (c >= kClasses) return nullptr;
+  const size_t chunk = size_t{1} << (c + kMinShift);
+  void* memory = free_[c];
+  if (memory != nullptr) {
+    std::memcpy(&free_[c], memory, sizeof(void*));
+  } else {
+    memory = arena_.allocate_bytes(chunk, alignof(Frame));
+    if (memory == nullptr) return nullptr;
+  }
+  std::memset(memory, 0, bytes);
+  return memory;
+}
+
+void StatePool::release_raw(void* memory, size_t bytes) {
+  if (memory == nullptr) return;
+  if (bytes < sizeof(void*)) bytes = sizeof(void*);
+  const uint32_t c = class_for(bytes);
+  std::memcpy(memory, &free_[c], sizeof(void*));
+  free_[c] = memory;
+}
+
+// ---- Registers ------------------------------------------------------------------
+
+namespace {
+
+Scalar add_const(const Scalar& s, int64_t c) {
+  return alu(AluOp::add, Width::w64, s, Scalar::constant(static_cast<uint64_t>(c)));
+}
+
+bool is_lookup_map(MapType type) {
+  return type == MapType::array || type == MapType::hash || type == MapType::percpu_array ||
+         type == MapType::percpu_hash || type == MapType::lru_hash ||
+         type == MapType::lru_percpu_hash;
+}
+
+bool is_map_kind(RegKind kind) {
+  return kind == RegKind::map_ptr || kind == RegKind::map_value || kind == RegKind::map_value_or_null;
+}
+
+bool same_region(const RegState& a, const RegState& b, const MapTable& maps) {
+  if (a.region != b.region) return is_map_kind(a.kind) && maps.equivalent(a.region, b.region);
+  if (a.kind == RegKind::stack && a.frame != b.frame) return false;
+  return true;
+}
+
+bool is_null_or(RegKind pointer, RegKind maybe, const RegState& p, const RegState& other) {
+  return (p.kind == pointer || p.kind == maybe) && other.is_null();
+}
+
+}  // namespace
+
+bool MapTable::equivalent(uint32_t a, uint32_t b) const {
+  if (a == b) return true;
+  if (a >= count || b >= count) return false;
+  const MapDescriptor& x = maps[a];
+  const MapDescriptor& y = maps[b];
+  return is_lookup_map(x.type) && is_lookup_map(y.type) && x.value_size == y.value_size &&
+         x.read_only == y.read_only && x.write_only == y.write_only;
+}
+
+uint32_t MapTable::pick(uint32_t a, uint32_t b) const {
+  if (a == b || a >= count || b >= count) return a < b ? a : b;
+  if (maps[a].key_size != maps[b].key_size) return maps[a].key_size > maps[b].key_size ? a : b;
+  return a < b ? a : b;
+}
+
+RegState join_reg(const RegState& a, const RegState& b, bool widen_it, const MapTable& maps) {
+  if (a.kind == RegKind::uninit || b.kind == RegKind::uninit) return make_uninit();
+  if (a.kind == RegKind::mixed || b.kind == RegKind::mixed) {
+    RegState m;
+    m.kind = RegKind::mixed;
+    return m;
+  }
+  if (a.kind != b.kind) {
+    // A pointer on one path and NULL on the other is a maybe-NULL pointer.
+    for (int swap = 0; swap < 2; ++swap) {
+      const RegState& p = swap == 0 ? a : b;
+      const RegState& o = swap == 0 ? b : a;
+      if (is_null_or(RegKind::map_value, RegKind::map_value_or_null, p, o)) {
+        RegState r = p;
+        r.kind = RegKind::map_value_or_null;
+        r.id = 0;
+        return r;
+      }
+      if (is_null_or(RegKind::mem, RegKind::mem_or_null, p, o)) {
+        RegState r = p;
+        r.kind = RegKind::mem_or_null;
+        r.id = 0;
+        return r;
+      }
+    }
+    // map_value with map_value_or_null of the same map.
+    const bool ma = a.kind == RegKind::map_value || a.kind == RegKind::map_value_or_null;
+    const bool mb = b.kind == RegKind::map_value || b.kind == RegKind::map_value_or_null;
+    const bool na = a.kind == RegKind::mem || a.kind == RegKind::mem_or_null;
+    const bool nb = b.kind == RegKind::mem || b.kind == RegKind::mem_or_null;
+    if (!((ma && mb) || (na && nb)) || !same_region(a, b, maps)) {
+      RegState m;
+      m.kind = RegKind::mixed;
+      return m;
+    }
+    RegState a2 = a;
+    RegState b2 = b;
+    a2.kind = b2.kind = ma ? RegKind::map_value_or_null : RegKind::mem_or_null;
+    a2.id = b2.id = 0;
+    return join_reg(a2, b2, widen_it, maps);
+  }
+  RegState r = a;
+  if (a.region != b.region) r.region = maps.pick(a.region, b.region);  // equivalent maps
+  if (a.kind == RegKind::scalar) {
+    const Scalar j = join(a.value, b.value);
+    r.value = widen_it ? widen(a.value, j) : j;
+    if (a.id != b.id) r.id = 0;
+    return r;
+  }
+  if (!same_region(a, b, maps)) {
+    RegState m;
+    m.kind = RegKind::mixed;
+    return m;
+  }
+  if (a.off == b.off) {
+    const Scalar j = join(a.value, b.value);
+    r.value = widen_it ? widen(a.value, j) : j;
+    r.range = a.range < b.range ? a.range : b.range;
+    if (a.id != b.id || !(a.value == b.value)) r.id = 0;
+    return r;
+  }
+  // Different fixed offsets: fold them into the variable part.
+  const int32_t m = a.off < b.off ? a.off : b.off;
+  const Scalar va = add_const(a.value, int64_t{a.off} - m);
+  const Scalar vb = add_const(b.value, int64_t{b.off} - m);
+  const Scalar j = join(va, vb);
+  r.off = m;
+  r.value = widen_it ? widen(add_const(a.value, int64_t{a.off} - m), j) : j;
+  r.id = 0;
+  const int64_t ra = int64_t{a.range} - (int64_t{a.off} - m);
+  const int64_t rb = int64_t{b.range} - (int64_t{b.off} - m);
+  const int64_t rr = ra < rb ? ra : rb;
+  r.range = rr > 0 ? static_cast<int32_t>(rr) : 0;
+  return r;
+}
+
+bool reg_leq(const RegState& a, const RegState& b, const MapTable& maps) {
+  if (b.kind == RegKind::uninit) return true;
+  if (a.kind == RegKind::uninit) return false;
+  if (b.kind == RegKind::mixed) return true;
+  if (a.kind != b.kind) {
+    if (b.kind == RegKind::map_value_or_null || b.kind == RegKind::mem_or_null) {
+      if (a.is_null()) return true;
+      const RegKind base = b.kind == RegKind::map_value_or_null ? RegKind::map_value : RegKind::mem;
+      if (a.kind != base) return false;
+      RegState a2 = a;
+      a2.kind = b.kind;
+      return reg_leq(a2, b, maps);
+    }
+    return false;
+  }
+  if (b.id != 0 && a.id != b.id) return false;
+  if (a.kind == RegKind::scalar) return leq(a.value, b.value);
+  if (!same_region(a, b, maps) || a.off != b.off) return false;
+  if (a.region != b.region && maps.pick(a.region, b.region) != b.region) return false;
+  if (a.range < b.range) return false;
+  return leq(a.value, b.value);
+}
+
+// ---- Stack slots -------------------------------------------------------------------
+
+namespace {
+
+uint8_t join_tag(uint8_t a, uint8_t b) {
+  if (a == b) return a;
+  if (a == kTagUninit || b == kTagUninit) return kTagUninit;
+  if (a == kTagMixed || b == kTagMixed) return kTagMixed;
+  return kTagData;
+}
+
+bool tag_leq(uint8_t a, uint8_t b) {
+  if (a == b || b == kTagUninit) return true;
+  if (a == kTagUninit) return false;
+  if (b == kTagMixed) return true;
+  return b == kTagData && a == kTagZero;
+}
+
+// An unspilled slot whose bytes are all initialized data reads as a scalar.
+bool slot_as_scalar(const uint8_t* tags, RegState& out) {
+  bool all_zero = true;
+  for (int i = 0; i < 8; ++i) {
+    if (tags[i] != kTagZero && tags[i] != kTagData) return false;
+    all_zero = all_zero && tags[i] == kTagZero;
+  }
+  out = make_scalar(all_zero ? Scalar::constant(0) : Scalar::unknown());
+  return true;
+}
+
+// The byte tags a spilled register decays to when its slot loses precision.
+void spill_tags(const RegState& reg, uint8_t* tags) {
+  const uint8_t t = reg.kind == RegKind::scalar ? (reg.is_null() ? kTagZero : kTagData) : kTagMixed;
+  for (int i = 0; i < 8; ++i) tags[i] = t;
+}
+
+}  // namespace
+
+bool join_into(StatePool& pool, State*& into, const State& other, bool widen_it,
+               const MapTable& maps) {
+  State* a = into;
+  State* r = pool.allocate(a->frame_count, a->spill_count + other.spill_count + 2);
+  if (r == nullptr) return false;
+  const uint16_t capacity = r->spill_capacity;
+  for (uint32_t f = 0; f < a->frame_count; ++f) {
+    const Frame& fa = a->frames()[f];
+    const Frame& fb = other.frames()[f];
+    Frame& fr = r->frames()[f];
+    fr.function = fa.function;
+    fr.call_pc = fa.call_pc;
+    for (uint32_t i = 0; i < kRegisterCount; ++i) {
+      fr.regs[i] = join_reg(fa.regs[i], fb.regs[i], widen_it, maps);
+    }
+    const bool any_spill = a->spill_count != 0 || other.spill_count != 0;
+    for (uint32_t slot = 0; slot < kSlotCount; ++slot) {
+      const uint8_t* ta = fa.tags + slot * 8;
+      const uint8_t* tb = fb.tags + slot * 8;
+      uint8_t* tr = fr.tags + slot * 8;
+      const Spill* sa = any_spill ? a->find_spill(f, slot) : nullptr;
+      const Spill* sb = any_spill ? other.find_spill(f, slot) : nullptr;
+      if (sa == nullptr && sb == nullptr) {
+        for (int i = 0; i < 8; ++i) tr[i] = join_tag(ta[i], tb[i]);
+        continue;
+      }
+      RegState ra;
+      RegState rb;
+      const bool ha = sa != nullptr ? (ra = sa->reg, true) : slot_as_scalar(ta, ra);
+      const bool hb = sb != nullptr ? (rb = sb->reg, true) : slot_as_scalar(tb, rb);
+      if (ha && hb) {
+        Spill& s = r->spills()[r->spill_count++];
+        s.frame = static_cast<uint8_t>(f);
+        s.slot = static_cast<uint8_t>(slot);
+        s.unused = 0;
+        s.reg = join_reg(ra, rb, widen_it, maps);
+        for (int i = 0; i < 8; ++i) tr[i] = kTagSpill;
+        continue;
+      }
+      uint8_t xa[8];
+      uint8_t xb[8];
+      if (sa != nullptr) spill_tags(sa->reg, xa); else std::memcpy(xa, ta, 8);
+      if (sb != nullptr) spill_tags(sb->reg, xb); else std::memcpy(xb, tb, 8);
+      for (int i = 0; i < 8; ++i) tr[i] = join_tag(xa[i], xb[i]);
+    }
+  }
+  r->spill_capacity = capacity;
+  pool.release(a);
+  into = r;
+  return true;
+}
+
+bool state_leq(const State& a, const State& b, const MapTable& maps) {
+  if (a.frame_count != b.frame_count) return false;
+  const bool any_spill = a.spill_count != 0 || b.spill_count != 0;
+  for (uint32_t f = 0; f < a.frame_count; ++f) {
+    const Frame& fa = a.frames()[f];
+    const Frame& fb = b.frames()[f];
+    for (uint32_t i = 0; i < kRegisterCount; ++i) {
+      if (!reg_leq(fa.regs[i], fb.regs[i], maps)) return false;
+    }
+    for (uint32_t slot = 0; slot < kSlotCount; ++slot) {
+      const uint8_t* ta = fa.tags + slot * 8;
+      const uint8_t* tb = fb.tags + slot * 8;
+      const Spill* sa = any_spill ? a.find_spill(f, slot) : nullptr;
+      const Spill* sb = any_spill ? b.find_spill(f, slot) : nullptr;
+      if (sb != nullptr) {
+        RegState ra;
+        if (sa != nullptr) {
+          ra = sa->reg;
+        } else if (!slot_as_scalar(ta, ra)) {
+          return false;
+        }
+        if (!reg_leq(ra, sb->reg, maps)) return false;
+        continue;
+      }
+      uint8_t xa[8];
+      if (sa != nullptr) spill_tags(sa->reg, xa); else std::memcpy(xa, ta, 8);
+      for (int i = 0; i < 8; ++i) {
+        if (!tag_leq(xa[i], tb[i])) return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace keel

@@ -1,0 +1,116 @@
+// A whole abstract machine state: the frames of the call chain (registers
+// and a 512-byte stack each) in one arena chunk, and the pool that recycles
+// chunks so that only block-entry states live long (design.md, "Cost bound").
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "analysis/reg_state.h"
+#include "keel/arena.h"
+#include "keel/isa.h"
+#include "keel/platform.h"
+
+namespace keel {
+
+// Per stack byte (design.md, "Stack").
+enum StackTag : uint8_t {
+  kTagUninit = 0,
+  kTagData = 1,   // initialized, value unknown
+  kTagZero = 2,   // known zero
+  kTagSpill = 3,  // part of an 8-byte slot holding a spilled register (Spill)
+  kTagMixed = 4,  // initialized, may hold pointer bits (a join of a spill and data)
+};
+
+inline constexpr uint32_t kSlotCount = kStackSize / 8;
+
+struct Frame {
+  RegState regs[kRegisterCount];
+  uint8_t tags[kStackSize];  // tags[i] describes byte (r10 - kStackSize + i)
+  uint32_t function;         // CFG function index
+  uint32_t call_pc;          // the call that made this frame (0 for the entry)
+};
+
+struct Spill {
+  uint8_t frame;
+  uint8_t slot;  // bytes [8 * slot, 8 * slot + 8) of tags
+  uint16_t unused;
+  RegState reg;
+};
+
+// Laid out in one chunk: State, Frame[frame_count], Spill[spill_capacity].
+struct alignas(8) State {
+  uint32_t chunk_class;  // pool size class
+  uint16_t frame_count;
+  uint16_t spill_count;
+  uint16_t spill_capacity;
+  uint16_t unused[3];
+
+  Frame* frames() { return reinterpret_cast<Frame*>(this + 1); }
+  const Frame* frames() const { return reinterpret_cast<const Frame*>(this + 1); }
+  Spill* spills() { return reinterpret_cast<Spill*>(frames() + frame_count); }
+  const Spill* spills() const { return reinterpret_cast<const Spill*>(frames() + frame_count); }
+  Frame& top() { return frames()[frame_count - 1]; }
+  const Frame& top() const { return frames()[frame_count - 1]; }
+  RegState* regs() { return top().regs; }
+
+  // The spill of `slot` in `frame`, or nullptr.
+  Spill* find_spill(uint32_t frame, uint32_t slot);
+  const Spill* find_spill(uint32_t frame, uint32_t slot) const;
+  void remove_spill(Spill* spill);
+};
+
+size_t state_bytes(uint32_t frame_count, uint32_t spill_capacity);
+
+// Chunks of power-of-two sizes with a free list per size. Not thread-safe;
+// one per verify() call (and one per nested callee analysis, see analyze.cc).
+class StatePool {
+ public:
+  explicit StatePool(Arena& arena) : arena_(arena) {}
+  // A state with room for `frames` frames and `spills` spills, header set,
+  // contents unspecified. nullptr when the arena is exhausted.
+  State* allocate(uint32_t frames, uint32_t spills);
+  void release(State* state);
+  // An exact copy with room for `extra_spills` more spills (or nullptr).
+  State* copy(const State& from, uint32_t extra_spills = 2, uint32_t extra_frames = 0);
+  // Ensures room for one more spill; may move the state (nullptr on exhaustion).
+  [[nodiscard]] bool reserve_spill(State*& state);
+  Arena& arena() { return arena_; }
+
+  // Zeroed scratch memory of at least `bytes` (per-function worklists);
+  // give it back with release_raw and the same byte count.
+  void* allocate_raw(size_t bytes);
+  void release_raw(void* memory, size_t bytes);
+
+ private:
+  static constexpr uint32_t kClasses = 24;
+  Arena& arena_;
+  void* free_[kClasses] = {};
+};
+
+// The maps lddw may name: two maps that look alike to every check (same
+// value size and access flags, both plain lookup maps) are one region for
+// the join, as Linux's separate paths would each accept them.
+struct MapTable {
+  const MapDescriptor* maps = nullptr;
+  uint32_t count = 0;
+  bool equivalent(uint32_t a, uint32_t b) const;
+  // The one of two equivalent maps a join keeps: the larger key (a key
+  // argument must then be initialized for both), else the lower index.
+  uint32_t pick(uint32_t a, uint32_t b) const;
+};
+
+// Lattice operations over states of the same frame count (the same call
+// context). `into` becomes the join (or widening) of itself and `other`;
+// it may move (more spills). Return false on arena exhaustion.
+[[nodiscard]] bool join_into(StatePool& pool, State*& into, const State& other, bool widen,
+                             const MapTable& maps);
+// Every concrete state of a is one of b's.
+bool state_leq(const State& a, const State& b, const MapTable& maps);
+
+// Register-level operations, used by the state ones and by the transfer
+// functions.
+RegState join_reg(const RegState& a, const RegState& b, bool widen, const MapTable& maps);
+bool reg_leq(const RegState& a, const RegState& b, const MapTable& maps);
+
+}  // namespace keel

@@ -1,0 +1,349 @@
+// Transfer functions of the ALU class and lddw: scalars go through the
+// domain (domain/scalar.h); pointer arithmetic follows Linux 6.1's rules
+// (kernel/bpf/verifier.c adjust_ptr_min_max_vals and check_alu_op), which
+// say which kinds may move by how much.
+#include <cstring>
+
+#include "analysis/engine.h"
+
+namespace keel {
+
+bool Engine::fail(uint32_t pc, Reason reason, int32_t reg, Detail detail) {
+  if (verdict.reason == Reason::ok) {
+    verdict.reason = reason;
+    verdict.pc = pc;
+    verdict.detail = detail;
+    if (reg >= 0) verdict.detail.reg = reg;
+  }
+  return false;
+}
+
+bool check_init(Engine& e, const State& s, uint32_t reg, uint32_t pc) {
+  if (s.top().regs[reg].kind != RegKind::uninit) return true;
+  return e.fail(pc, Reason::uninit_register, static_cast<int32_t>(reg));
+}
+
+void propagate_scalar(State& s, const RegState& reg) {
+  if (reg.kind != RegKind::scalar || reg.id == 0) return;
+  for (uint32_t f = 0; f < s.frame_count; ++f) {
+    for (RegState& r : s.frames()[f].regs) {
+      if (r.kind == RegKind::scalar && r.id == reg.id) r.value = reg.value;
+    }
+  }
+  for (uint32_t i = 0; i < s.spill_count; ++i) {
+    RegState& r = s.spills()[i].reg;
+    if (r.kind == RegKind::scalar && r.id == reg.id) r.value = reg.value;
+  }
+}
+
+namespace {
+
+// The order of KEEL_ALU_OPS in isa.h.
+enum class Alu : uint8_t { add, sub, mul, div, sdiv, bor, band, lsh, rsh, mod, smod, bxor, mov, arsh };
+
+RegState unknown_scalar() { return make_scalar(Scalar::unknown()); }
+
+// Constant folding of the common operations (RFC 9669 §4.1 semantics; the
+// others go through the domain).
+bool fold_constant(Alu op, bool is64, uint64_t a, uint64_t b, uint64_t& out) {
+  const unsigned width = is64 ? 64 : 32;
+  switch (op) {
+    case Alu::add: out = a + b; break;
+    case Alu::sub: out = a - b; break;
+    case Alu::mul: out = a * b; break;
+    case Alu::bor: out = a | b; break;
+    case Alu::band: out = a & b; break;
+    case Alu::bxor: out = a ^ b; break;
+    case Alu::lsh: out = is64 ? a << (b & 63) : uint64_t{static_cast<uint32_t>(a) << (b & 31)}; break;
+    case Alu::rsh: out = is64 ? a >> (b & 63) : uint64_t{static_cast<uint32_t>(a) >> (b & 31)}; break;
+    default: return false;
+  }
+  if (width == 32) out = static_cast<uint32_t>(out);
+  return true;
+}
+
+Detail with_bounds(const Scalar& v) {
+  Detail d;
+  d.min = v.smin;
+  d.max = v.smax;
+  return d;
+}
+
+// Unprivileged pointer arithmetic must leave a stack or map value pointer
+// inside its object (Linux's Spectre v1 sanitizer, retrieve_ptr_limit: "%s
+// pointer arithmetic goes out of range, prohibited for !root"): the stack
+// pointer strictly below r10, the map value pointer below value_size.
+bool unprivileged_limit_ok(const Engine& e, const RegState& r) {
+  const int64_t lo = int64_t{r.off} + r.value.smin;
+  const int64_t hi = int64_t{r.off} + static_cast<int64_t>(r.value.umax > uint64_t(kMaxVarOff) ? uint64_t(kMaxVarOff) : r.value.umax);
+  if (r.kind == RegKind::stack) return lo >= -int64_t{kStackSize} && hi < 0;
+  if (r.kind == RegKind::map_value && e.options.maps != nullptr && r.region < e.options.map_count) {
+    return lo >= 0 && hi < int64_t{e.options.maps[r.region].value_size};
+  }
+  return true;
+}
+
+bool pointer_arith(Engine& e, State& s, const Insn& insn, uint32_t pc, Alu op, bool is64,
+                   const RegState& dst, const RegState& src) {
+  RegState* regs = s.regs();
+  const int32_t d = insn.dst;
+  const bool privileged = e.options.privileged;
+  if (dst.kind == RegKind::mixed || src.kind == RegKind::mixed) {
+    return e.fail(pc, Reason::pointer_arithmetic, d, Detail{.kind = static_cast<uint8_t>(RegKind::mixed)});
+  }
+  const bool both = dst.is_pointer() && src.is_pointer();
+  if (both || !is64) {
+    // ptr - ptr, and 32-bit arithmetic on a pointer, give meaningless
+    // scalars: allowed only where pointer leaks are (allow_ptr_leaks).
+    if (op == Alu::sub && privileged) {
+      set_reg(s, insn.dst, unknown_scalar());
+      if (!is64) regs[insn.dst].value = zext32(Scalar::unknown());
+      return true;
+    }
+    return e.fail(pc, both ? Reason::pointer_arithmetic : Reason::pointer_arithmetic, d,
+                  Detail{.kind = static_cast<uint8_t>(dst.is_pointer() ? dst.kind : src.kind)});
+  }
+  const bool dst_is_ptr = dst.is_pointer();
+  const RegState& ptr = dst_is_ptr ? dst : src;
+  const RegState& off = dst_is_ptr ? src : dst;
+  Detail kind_detail;
+  kind_detail.kind = static_cast<uint8_t>(ptr.kind);
+  if (op != Alu::add && op != Alu::sub) return e.fail(pc, Reason::pointer_arithmetic, d, kind_detail);
+  if (op == Alu::sub && !dst_is_ptr) return e.fail(pc, Reason::pointer_arithmetic, d, kind_detail);
+  switch (ptr.kind) {
+    case RegKind::map_value_or_null:
+    case RegKind::mem_or_null:
+      return e.fail(pc, Reason::null_dereference, d, kind_detail);
+    case RegKind::map_ptr:
+      // Only `+ 0`, and only privileged (unprivileged Linux: "pointer with
+      // unsupported alu operation").
+      if (op == Alu::add && off.is_null() && privileged) {
+        set_reg(s, insn.dst, ptr);
+        return true;
+      }
+      return e.fail(pc, Reason::pointer_arithmetic, d, kind_detail);
+    case RegKind::packet_end:
+    case RegKind::func:
+      return e.fail(pc, Reason::pointer_arithmetic, d, kind_detail);
+    case RegKind::stack:
+      // "We don't allow subtraction from FP" (verifier.c, adjust_ptr_min_max_vals).
+      if (op == Alu::sub) return e.fail(pc, Reason::pointer_arithmetic, d, kind_detail);
+      break;
+    default:
+      break;
+  }
+  RegState r = ptr;
+  if (off.is_const()) {
+    const int64_t c = static_cast<int64_t>(off.value.bits.value);
+    const int64_t delta = op == Alu::add ? c : -c;
+    const int64_t next = int64_t{ptr.off} + delta;
+    if (c >= kMaxVarOff || c <= -kMaxVarOff || next >= kMaxVarOff || next <= -kMaxVarOff) {
+      Detail dd = kind_detail;
+      dd.offset = c;
+      return e.fail(pc, Reason::pointer_arithmetic, d, dd);
+    }
+    r.off = static_cast<int32_t>(next);
+    if (!privileged && !unprivileged_limit_ok(e, r)) {
+      Detail dd = kind_detail;
+      dd.offset = next;
+      return e.fail(pc, Reason::pointer_arithmetic, d, dd);
+    }
+    set_reg(s, insn.dst, r);
+    return true;
+  }
+  // A variable offset (check_reg_sane_offset): the scalar's minimum must be
+  // bounded, and the sum must stay inside Linux's pointer-offset window.
+  if (off.value.smin == INT64_MIN || off.value.smin <= -kMaxVarOff) {
+    Detail dd = with_bounds(off.value);
+    dd.kind = static_cast<uint8_t>(ptr.kind);
+    return e.fail(pc, Reason::pointer_arithmetic, d, dd);
+  }
+  if (ptr.kind == RegKind::stack && !privileged) {
+    return e.fail(pc, Reason::variable_stack_access, d, with_bounds(off.value));
+  }
+  r.value = alu(op == Alu::add ? AluOp::add : AluOp::sub, Width::w64, ptr.value, off.value);
+  if (r.value.smin <= -kMaxVarOff) {
+    Detail dd = with_bounds(r.value);
+    dd.kind = static_cast<uint8_t>(ptr.kind);
+    return e.fail(pc, Reason::pointer_arithmetic, d, dd);
+  }
+  if (ptr.kind == RegKind::packet || ptr.kind == RegKind::packet_meta) {
+    r.id = e.fresh_id();
+    r.range = 0;
+  }
+  if (!privileged && !unprivileged_limit_ok(e, r)) {
+    return e.fail(pc, Reason::pointer_arithmetic, d, with_bounds(r.value));
+  }
+  set_reg(s, insn.dst, r);
+  return true;
+}
+
+}  // namespace
+
+bool try_fast_alu(State& s, const Insn& insn, bool linux_rules) {
+  const uint32_t o = static_cast<uint32_t>(insn.op);
+  if (o >= static_cast<uint32_t>(Op::neg64)) return false;
+  const Alu op = static_cast<Alu>(o / 4);
+  const bool is64 = (o % 4) < 2;
+  const bool is_reg = (o % 4) % 2 == 1;
+  if (linux_rules && (op == Alu::lsh || op == Alu::rsh || op == Alu::arsh)) return false;
+  RegState* regs = s.regs();
+  RegState& d_reg = regs[insn.dst];
+  if (!is_reg && op == Alu::mov) {
+    d_reg.kind = RegKind::scalar;
+    d_reg.id = 0;
+    d_reg.value = const_scalar(is64 ? static_cast<uint64_t>(insn.imm)
+                                    : static_cast<uint32_t>(insn.imm));
+    return true;
+  }
+  if (d_reg.kind == RegKind::scalar && d_reg.value.is_const() && op != Alu::mov) {
+    const RegState* s_reg = is_reg ? &regs[insn.src] : nullptr;
+    if (s_reg == nullptr || (s_reg->kind == RegKind::scalar && s_reg->value.is_const())) {
+      const uint64_t b = s_reg == nullptr ? static_cast<uint64_t>(insn.imm) : s_reg->value.bits.value;
+      uint64_t folded = 0;
+      if (fold_constant(op, is64, d_reg.value.bits.value, b, folded)) {
+        d_reg.id = 0;
+        d_reg.value = const_scalar(folded);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc) {
+  RegState* regs = s.regs();
+  const uint32_t o = static_cast<uint32_t>(insn.op);
+  const int32_t d = insn.dst;
+  if (o >= static_cast<uint32_t>(Op::neg64)) {
+    // Unary: neg, movsx, byte swaps.
+    const bool is_movsx = insn.op >= Op::movsx64_8 && insn.op <= Op::movsx32_16;
+    const uint32_t source = is_movsx ? insn.src : insn.dst;
+    if (!check_init(e, s, source, pc)) return false;
+    const RegState& v = regs[source];
+    if (v.kind != RegKind::scalar) {
+      if (!e.options.privileged) {
+        return e.fail(pc, Reason::pointer_leak, static_cast<int32_t>(source),
+                      Detail{.kind = static_cast<uint8_t>(v.kind)});
+      }
+      set_reg(s, insn.dst, unknown_scalar());
+      return true;
+    }
+    set_reg(s, insn.dst, make_scalar(alu(insn.op, v.value, v.value)));
+    return true;
+  }
+  const Alu op = static_cast<Alu>(o / 4);
+  const bool is64 = (o % 4) < 2;
+  const bool is_reg = (o % 4) % 2 == 1;
+  if (!is_reg && e.options.linux_rules &&
+      (op == Alu::lsh || op == Alu::rsh || op == Alu::arsh)) {
+    // check_alu_op: "invalid shift %d" for an immediate >= the width.
+    if (insn.imm < 0 || insn.imm >= (is64 ? 64 : 32)) {
+      Detail dd;
+      dd.offset = insn.imm;
+      return e.fail(pc, Reason::unsupported_instruction, d, dd);
+    }
+  }
+  if (!is_reg && e.options.linux_rules && insn.imm == 0 &&
+      (op == Alu::div || op == Alu::mod || op == Alu::sdiv || op == Alu::smod)) {
+    return e.fail(pc, Reason::division_by_zero);  // check_alu_op: "div by zero"
+  }
+  RegState src;
+  if (is_reg) {
+    if (!check_init(e, s, insn.src, pc)) return false;
+    src = regs[insn.src];
+  } else {
+    src = make_scalar(const_scalar(static_cast<uint64_t>(insn.imm)));
+  }
+  if (op == Alu::mov) {
+    if (is64) {
+      if (is_reg && src.kind == RegKind::scalar && src.id == 0 && !src.is_const()) {
+        // Copies share an id so that a bound learned on one holds for all
+        // (Linux find_equal_scalars).
+        regs[insn.src].id = e.fresh_id();
+        src = regs[insn.src];
+      }
+      set_reg(s, insn.dst, src);
+      return true;
+    }
+    if (src.kind != RegKind::scalar) {
+      if (!e.options.privileged) {
+        return e.fail(pc, Reason::pointer_leak, insn.src, Detail{.kind = static_cast<uint8_t>(src.kind)});
+      }
+      set_reg(s, insn.dst, make_scalar(zext32(Scalar::unknown())));
+      return true;
+    }
+    set_reg(s, insn.dst, make_scalar(src.value.is_const() ? const_scalar(static_cast<uint32_t>(src.value.bits.value))
+                                                          : zext32(src.value)));
+    return true;
+  }
+  if (!check_init(e, s, insn.dst, pc)) return false;
+  const RegState dst = regs[insn.dst];
+  if (dst.kind != RegKind::scalar || src.kind != RegKind::scalar) {
+    return pointer_arith(e, s, insn, pc, op, is64, dst, src);
+  }
+  const bool division = op == Alu::div || op == Alu::sdiv || op == Alu::mod || op == Alu::smod;
+  if (division) {
+    const Scalar divisor = is64 ? src.value : zext32(src.value);
+    if (divisor.contains(0)) {
+      // Linux rejects a constant zero divisor ("div by zero"); keel does when
+      // asked to follow Linux, or to reject any possible zero.
+      if (e.options.reject_division_by_zero || (!is_reg && e.options.linux_rules)) {
+        return e.fail(pc, Reason::division_by_zero, is_reg ? insn.src : -1);
+      }
+    }
+  }
+  RegState& out = regs[insn.dst];
+  out.kind = RegKind::scalar;
+  out.id = 0;
+  uint64_t folded = 0;
+  if (dst.value.is_const() && src.value.is_const() &&
+      fold_constant(op, is64, dst.value.bits.value, src.value.bits.value, folded)) {
+    out.value = const_scalar(folded);
+  } else {
+    out.value = alu(insn.op, dst.value, src.value);
+  }
+  return true;
+}
+
+bool step_lddw(Engine& e, State& s, const Insn& insn, uint32_t pc) {
+  const int64_t next_imm = pc + 1 < e.insn_count ? e.insns[pc + 1].imm : 0;
+  const uint32_t index = static_cast<uint32_t>(insn.imm);
+  switch (insn.op) {
+    case Op::lddw_imm64:
+      set_reg(s, insn.dst, make_scalar(Scalar::constant(static_cast<uint64_t>(insn.imm))));
+      return true;
+    case Op::lddw_map_fd:
+    case Op::lddw_map_idx:
+      if (e.options.maps == nullptr || index >= e.options.map_count) {
+        return e.fail(pc, Reason::unresolved_map, insn.dst, Detail{.limit = index});
+      }
+      set_reg(s, insn.dst, make_pointer(RegKind::map_ptr, index));
+      return true;
+    case Op::lddw_map_value:
+    case Op::lddw_map_idx_value: {
+      if (e.options.maps == nullptr || index >= e.options.map_count) {
+        return e.fail(pc, Reason::unresolved_map, insn.dst, Detail{.limit = index});
+      }
+      const MapDescriptor& map = e.options.maps[index];
+      // Direct value access exists for array maps only (map_direct_value_addr).
+      if (map.type != MapType::array) {
+        return e.fail(pc, Reason::unresolved_map, insn.dst, Detail{.limit = index});
+      }
+      if (next_imm < 0 || next_imm >= map.value_size) {
+        Detail dd;
+        dd.offset = next_imm;
+        dd.limit = map.value_size;
+        dd.size = 0;
+        return e.fail(pc, Reason::map_value_out_of_bounds, insn.dst, dd);
+      }
+      set_reg(s, insn.dst, make_pointer(RegKind::map_value, index, static_cast<int32_t>(next_imm)));
+      return true;
+    }
+    default:
+      // var_addr (BTF variables) and code_addr (callbacks) are not modelled.
+      return e.fail(pc, Reason::unresolved_map, insn.dst);
+  }
+}
+
+}  // namespace keel

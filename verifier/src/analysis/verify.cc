@@ -1,0 +1,170 @@
+// Stage "verify": decode() has run; build the CFG, run the analysis, check
+// the combined stack depth, bound the loops. Maps every stage's error onto
+// a Reason.
+#include "keel/verify.h"
+
+#include <cstring>
+
+#include "analysis/analyze.h"
+#include "analysis/loop_bounds.h"
+
+namespace keel {
+
+namespace {
+
+Reason from_cfg(CfgError error) {
+  switch (error) {
+    case CfgError::ok: return Reason::ok;
+    case CfgError::out_of_memory: return Reason::out_of_memory;
+    case CfgError::unreachable: return Reason::unreachable_code;
+    case CfgError::irreducible_loop: return Reason::irreducible_loop;
+    case CfgError::recursion: return Reason::recursion;
+    case CfgError::too_deep_calls: return Reason::call_depth;
+    case CfgError::invalid_program: return Reason::too_complex;  // never after decode()
+  }
+  return Reason::too_complex;
+}
+
+bool facts_query(const void* context, uint32_t block, uint8_t reg, Scalar& out) {
+  const LoopFactTable& t = *static_cast<const LoopFactTable*>(context);
+  if (t.index == nullptr || reg >= kRegisterCount) return false;
+  const uint32_t i = t.index[block];
+  if (i == Cfg::kNone || t.facts[i].seen == 0 || ((t.facts[i].valid >> reg) & 1u) == 0) return false;
+  out = t.facts[i].regs[reg];
+  return true;
+}
+
+// Blocks inside loops and blocks with an edge into a loop header.
+bool build_fact_table(const Cfg& cfg, Arena& arena, LoopFactTable& t) {
+  if (cfg.loop_count == 0) return true;
+  t.index = arena.allocate<uint32_t>(cfg.block_count);
+  t.fn_first = arena.allocate<uint32_t>(cfg.function_count);
+  t.fn_count = arena.allocate<uint32_t>(cfg.function_count);
+  if (t.index == nullptr || t.fn_first == nullptr || t.fn_count == nullptr) return false;
+  for (uint32_t f = 0; f < cfg.function_count; ++f) {
+    const Cfg::Function& fn = cfg.functions[f];
+    t.fn_first[f] = t.count;
+    for (uint32_t b = fn.first_block; b < fn.first_block + fn.block_count; ++b) {
+      bool wanted = cfg.blocks[b].loop != Cfg::kNone;
+      for (const Cfg::Edge& edge : cfg.successors(b)) {
+        const uint32_t l = cfg.blocks[edge.to].loop;
+        wanted = wanted || (l != Cfg::kNone && cfg.loops[l].header == edge.to);
+      }
+      t.index[b] = wanted ? t.count++ : Cfg::kNone;
+    }
+    t.fn_count[f] = t.count - t.fn_first[f];
+  }
+  t.facts = arena.allocate<ExitFacts>(t.count);
+  return t.facts != nullptr || t.count == 0;
+}
+
+// Linux 6.1 check_max_stack_depth: along every call chain the frames'
+// depths, each rounded up to 32 bytes (at least 32), sum to at most 512.
+uint32_t chain_depth(const Cfg& cfg, const uint32_t* use, uint32_t* total) {
+  for (uint32_t f = 0; f < cfg.function_count; ++f) total[f] = 0;
+  // Callees before callers: relax until stable (the call graph is a DAG of
+  // depth <= kMaxCallDepth, so kMaxCallDepth + 1 rounds suffice).
+  for (uint32_t round = 0; round <= kMaxCallDepth; ++round) {
+    for (uint32_t f = 0; f < cfg.function_count; ++f) {
+      uint32_t deepest = 0;
+      for (const Cfg::CallSite& call : cfg.function_calls(f)) {
+        if (total[call.callee] > deepest) deepest = total[call.callee];
+      }
+      const uint32_t own = use[f] == 0 ? 32 : (use[f] + 31) / 32 * 32;
+      total[f] = own + deepest;
+    }
+  }
+  return total[0];
+}
+
+}  // namespace
+
+namespace {
+
+// verify() and describe_state(): the whole pipeline; with `trace` set, the
+// states entering trace->pc are rendered into trace's buffer at the end.
+struct Trace {
+  uint32_t pc;
+  char* buffer;
+  size_t size;
+  size_t needed;
+};
+
+Verdict run(const Program& program, const ProgramType& type, const VerifyOptions& options,
+            Arena& arena, Trace* trace) {
+  Verdict verdict;
+  Cfg cfg;
+  CfgOptions cfg_options;
+  cfg_options.reject_unreachable = options.reject_unreachable;
+  const CfgResult built = build_cfg(program, cfg_options, arena, cfg);
+  if (!built.ok()) {
+    verdict.reason = from_cfg(built.error);
+    verdict.pc = built.pc;
+    return verdict;
+  }
+  StatePool pool(arena);
+  uint32_t* stack_use = arena.allocate<uint32_t>(cfg.function_count + 1);
+  uint32_t* totals = arena.allocate<uint32_t>(cfg.function_count + 1);
+  LoopFactTable table;
+  if (stack_use == nullptr || totals == nullptr || !build_fact_table(cfg, arena, table)) {
+    verdict.reason = Reason::out_of_memory;
+    return verdict;
+  }
+  Engine e{program.insns,  program.count, type, options, cfg, pool,
+           MapTable{options.maps, options.map_count}, 1, 0, stack_use, Verdict{}};
+  State* entry = pool.allocate(1, 4);
+  if (entry == nullptr) {
+    verdict.reason = Reason::out_of_memory;
+    return verdict;
+  }
+  Frame& frame = entry->frames()[0];
+  for (RegState& r : frame.regs) r = make_uninit();
+  std::memset(frame.tags, kTagUninit, sizeof(frame.tags));
+  frame.function = 0;
+  frame.call_pc = 0;
+  frame.regs[1] = make_pointer(RegKind::ctx);
+  frame.regs[10] = make_pointer(RegKind::stack);
+  if (type.r2_is_ctx_size) frame.regs[2] = make_scalar(Scalar::constant(type.ctx_size));
+  if (trace != nullptr) e.trace_pc = trace->pc;
+  const bool analysed = analyze(e, table, entry);
+  if (trace != nullptr) trace->needed = render_state(e.trace, trace->buffer, trace->size);
+  if (!analysed) return e.verdict;
+  verdict.stack_depth = chain_depth(cfg, stack_use, totals);
+  if (verdict.stack_depth > kStackSize) {
+    verdict.reason = Reason::stack_out_of_bounds;
+    verdict.detail.limit = kStackSize;
+    verdict.detail.max = verdict.stack_depth;
+    return verdict;
+  }
+  const LoopFacts facts{&facts_query, &table};
+  const LoopBoundResult bounds = bound_loops(cfg, facts, arena);
+  if (!bounds.ok()) {
+    verdict.reason = bounds.error == LoopBoundError::out_of_memory ? Reason::out_of_memory
+                                                                   : Reason::unbounded_loop;
+    verdict.pc = bounds.pc;
+    verdict.detail.limit = bounds.pc;
+    return verdict;
+  }
+  verdict.max_insns_executed = bounds.max_insns_executed;
+  return verdict;
+}
+
+}  // namespace
+
+Verdict verify(const Program& program, const ProgramType& type, const VerifyOptions& options,
+               Arena& arena) {
+  return run(program, type, options, arena, nullptr);
+}
+
+size_t describe_state(const Program& program, const ProgramType& type, const VerifyOptions& options,
+                      Arena& arena, uint32_t pc, char* buffer, size_t size) {
+  Trace trace{pc, buffer, size, 0};
+  const Verdict v = run(program, type, options, arena, &trace);
+  if (trace.needed == 0 && v.reason != Reason::ok && v.pc != pc) {
+    // Stopped before reaching pc (or failed before the analysis ran).
+    return render_state(nullptr, buffer, size);
+  }
+  return trace.needed;
+}
+
+}  // namespace keel
