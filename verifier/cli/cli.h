@@ -25,7 +25,7 @@ struct DiagnosticError : CliError {
 };
 
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitTrap = 1;   // the program ran and trapped / a test failed
+inline constexpr int kExitTrap = 1;   // the program trapped or was rejected / a test failed
 inline constexpr int kExitUsage = 2;  // bad input: nothing was run
 
 // Whole-file reads and writes; "-" is stdin / stdout. Throw CliError.
@@ -49,5 +49,7 @@ int cmd_asm(const std::vector<std::string>& args);
 int cmd_disasm(const std::vector<std::string>& args);
 int cmd_run(const std::vector<std::string>& args);
 int cmd_test_data(const std::vector<std::string>& args);
+int cmd_verify(const std::vector<std::string>& args);
+int cmd_cases(const std::vector<std::string>& args);
 
 }  // namespace keel::cli

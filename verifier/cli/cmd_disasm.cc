@@ -1,20 +1,69 @@
 // keel disasm IN.bin [--plain]: instruction bytes -> text, one line a
 // slot-group; --plain output assembles back to the same bytes.
+// keel disasm OBJ.o [--section S] [--function F] [--plain]: the same for
+// the (relocated, linked) programs of an ELF object, one at a time.
 #include <cstdio>
 
 #include "args.h"
+#include "object_file.h"
 #include "program.h"
 
 namespace keel::cli {
 
+namespace {
+
+void print_listing(const uint8_t* bytes, size_t slots, bool plain) {
+  char line[256];
+  for (size_t pc = 0; pc < slots;) {
+    const size_t used = disassemble_one(bytes, slots, pc, line, sizeof line);
+    if (used == 0) throw CliError("disasm: cannot render the instruction at pc " + std::to_string(pc));
+    if (plain) {
+      std::printf("%s\n", line);
+    } else {
+      std::printf("%4zu: %s\n", pc, line);
+    }
+    pc += used;
+  }
+}
+
+int disasm_object(const std::string& input, Bytes bytes, const std::string& section, const std::string& function,
+                  bool plain) {
+  const LoadedObject loaded(std::move(bytes), "");
+  if (!loaded.result().ok()) throw CliError(input + ": " + elf_message(loaded.result()));
+  std::vector<const ElfProgram*> programs = loaded.select("disasm", section, function);
+  if (section.empty() && function.empty()) {
+    // Every program, autoloaded or not: disassembly is for looking.
+    programs.clear();
+    for (uint32_t i = 0; i < loaded.object().program_count; ++i) programs.push_back(&loaded.object().programs[i]);
+  }
+  if (plain && programs.size() != 1)
+    throw CliError("disasm: --plain prints one program; select it with --section/--function (" +
+                   std::to_string(programs.size()) + " match)");
+  for (const ElfProgram* program : programs) {
+    if (!program->status.ok()) {
+      std::printf("%s: not loaded: %s\n", program_label(*program).c_str(), elf_message(program->status).c_str());
+      continue;
+    }
+    if (!plain) std::printf("%s:\n", program_label(*program).c_str());
+    print_listing(program->insns, program->slots, plain);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
 int cmd_disasm(const std::vector<std::string>& arguments) {
   Args args("disasm", arguments);
-  std::string input;
+  std::string input, section, function;
   bool plain = false;
   while (!args.done()) {
     const std::string& arg = args.take();
     if (arg == "--plain") {
       plain = true;
+    } else if (arg == "--section") {
+      section = args.value_of(arg);
+    } else if (arg == "--function") {
+      function = args.value_of(arg);
     } else if (Args::is_option(arg)) {
       args.unknown(arg);
     } else if (input.empty()) {
@@ -25,23 +74,17 @@ int cmd_disasm(const std::vector<std::string>& arguments) {
   }
   if (input.empty()) args.fail("missing input file (keel disasm IN.bin [--plain])");
 
-  const Bytes bytes = read_file(input);
-  const std::string problem = raw_program_problem(bytes);
-  if (!problem.empty()) throw CliError((input == "-" ? "<stdin>" : input) + ": " + problem);
-
-  const size_t slots = bytes.size() / 8;
-  char line[256];
-  for (size_t pc = 0; pc < slots;) {
-    const size_t used = disassemble_one(bytes.data(), slots, pc, line, sizeof line);
-    if (used == 0) throw CliError("disasm: cannot render the instruction at pc " + std::to_string(pc));
-    if (plain) {
-      std::printf("%s\n", line);
-    } else {
-      std::printf("%4zu: %s\n", pc, line);
-    }
-    pc += used;
+  Bytes bytes = read_file(input);
+  int status = kExitOk;
+  if (is_elf(bytes)) {
+    status = disasm_object(input, std::move(bytes), section, function, plain);
+  } else {
+    if (!section.empty() || !function.empty()) args.fail("--section and --function select programs of an ELF object");
+    const std::string problem = raw_program_problem(bytes);
+    if (!problem.empty()) throw CliError((input == "-" ? "<stdin>" : input) + ": " + problem);
+    print_listing(bytes.data(), bytes.size() / 8, plain);
   }
-  return std::fflush(stdout) == 0 ? kExitOk : kExitUsage;
+  return std::fflush(stdout) == 0 ? status : kExitUsage;
 }
 
 }  // namespace keel::cli

@@ -1,9 +1,12 @@
 // keel run IN.{bin,s} [--mem HEX | --mem-file F] [--guarded] [--budget N]:
-// decode with the conformance helpers and run once.
+// decode with the conformance helpers and run once. Fast mode checks no
+// access, so it runs only what the verifier accepts as the "conformance"
+// type (the context is the --mem buffer); guarded mode runs anything.
 #include <cstdio>
 
 #include "args.h"
 #include "program.h"
+#include "verification.h"
 
 namespace keel::cli {
 
@@ -46,6 +49,19 @@ int cmd_run(const std::vector<std::string>& arguments) {
   if (!loaded.ok()) {
     std::fprintf(stderr, "error: pc %u: %s\n", loaded.pc, decode_error_name(loaded.error));
     return kExitUsage;
+  }
+  if (mode == RunMode::fast) {
+    const ConformanceType type(static_cast<uint32_t>(memory.size() < UINT32_MAX ? memory.size() : UINT32_MAX));
+    CheckOptions options;
+    options.verify = conformance_verify_options();
+    const Check check = check_decoded(decoded.program(), type.type(), options);
+    if (!check.accepted()) {
+      std::fprintf(stderr,
+                   "keel: the verifier rejected this program (%s); run it with --guarded to execute it with "
+                   "every access checked\n",
+                   check.message.c_str());
+      return kExitTrap;
+    }
   }
   const RunResult result = execute(decoded.program(), memory, mode, budget);
   if (result.status != RunStatus::ok) {

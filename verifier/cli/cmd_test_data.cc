@@ -1,11 +1,16 @@
 // keel test-data PATH...: runs bpf_conformance / uBPF `.data` files.
 //   -- result        must be produced in guarded mode (the -- mem buffer a
-//                    writable region) and in fast mode;
+//                    writable region) and in fast mode, and the program
+//                    should be accepted by the verifier as the "conformance"
+//                    type (context = the -- mem buffer); a rejection is a
+//                    VERIFY-REJECT line, counted apart, not a failure: it
+//                    measures the verifier, not the file;
 //   -- error         must be refused at load for the same reason at the same pc;
 //   -- error pattern must load, then trap in guarded mode at that pc;
 //   -- asm + -- raw alone: an encoding test (the assembler must produce -- raw).
 // Every program must also survive disassemble -> assemble unchanged.
-// One line per file, then "N passed, M failed[, K skipped]".
+// One line per file, then "verifier: A accepted, R rejected" and
+// "N passed, M failed[, K skipped]".
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +19,7 @@
 #include "data_file.h"
 #include "program.h"
 #include "ubpf_wording.h"
+#include "verification.h"
 
 namespace keel::cli {
 
@@ -41,10 +47,16 @@ constexpr NotApplicable kNotApplicable[] = {
 };
 
 enum class Outcome : uint8_t { pass, fail, not_applicable };
+// The verifier's check of a -- result program.
+enum class Verified : uint8_t { not_checked, accepted, rejected };
 
 struct Verdict {
-  Outcome outcome;
+  Verdict() = default;
+  Verdict(Outcome o, std::string w) : outcome(o), why(std::move(w)) {}
+  Outcome outcome = Outcome::fail;
   std::string why;
+  Verified verified = Verified::not_checked;
+  std::string verify_why;  // the rejection, when rejected
 };
 
 Verdict pass() { return {Outcome::pass, ""}; }
@@ -113,13 +125,24 @@ Verdict check_run_error(const DataFile& data, const Program& program) {
 
 Verdict check_result(const DataFile& data, const Program& program) {
   // Guarded first: it cannot crash the tool if the program misbehaves.
+  // The fast run stays unconditional: the corpus programs are known-good,
+  // and the interpreter is measured apart from the verifier.
+  Verdict verdict = pass();
   for (const RunMode mode : {RunMode::guarded, RunMode::fast}) {
     const char* name = mode == RunMode::guarded ? "guarded" : "fast";
     const RunResult result = execute(program, data.mem, mode, RunOptions{}.insn_budget);
     if (result.status != RunStatus::ok) return fail(std::string(name) + ": " + trap_message(result) + ", expected r0 = " + hex(data.result));
     if (result.r0 != data.result) return fail(std::string(name) + ": r0 = " + hex(result.r0) + ", expected " + hex(data.result));
+    if (mode == RunMode::guarded) {
+      const ConformanceType type(static_cast<uint32_t>(data.mem.size()));
+      CheckOptions options;
+      options.verify = conformance_verify_options();
+      const Check check = check_decoded(program, type.type(), options);
+      verdict.verified = check.accepted() ? Verified::accepted : Verified::rejected;
+      if (!check.accepted()) verdict.verify_why = check.reason + ": " + check.message;
+    }
   }
-  return pass();
+  return verdict;
 }
 
 Verdict check_file(const std::string& path) {
@@ -193,7 +216,7 @@ int cmd_test_data(const std::vector<std::string>& arguments) {
   }
   if (files.empty()) args.fail("no .data files (keel test-data PATH...)");
 
-  size_t passed = 0, failed = 0, skipped = 0;
+  size_t passed = 0, failed = 0, skipped = 0, verified = 0, verify_rejected = 0;
   for (const std::string& file : files) {
     Verdict verdict;
     try {
@@ -206,7 +229,13 @@ int cmd_test_data(const std::vector<std::string>& arguments) {
       case Outcome::fail: ++failed; std::printf("FAIL %s: %s\n", file.c_str(), verdict.why.c_str()); break;
       case Outcome::not_applicable: ++skipped; std::printf("N/A %s: %s\n", file.c_str(), verdict.why.c_str()); break;
     }
+    if (verdict.verified == Verified::accepted) ++verified;
+    if (verdict.verified == Verified::rejected) {
+      ++verify_rejected;
+      std::printf("VERIFY-REJECT %s: %s\n", file.c_str(), verdict.verify_why.c_str());
+    }
   }
+  std::printf("verifier: %zu accepted, %zu rejected\n", verified, verify_rejected);
   if (skipped > 0) {
     std::printf("%zu passed, %zu failed, %zu skipped\n", passed, failed, skipped);
   } else {

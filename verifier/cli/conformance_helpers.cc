@@ -99,4 +99,44 @@ HelperTable conformance_helper_table(HelperMemory& memory) {
 
 bool conformance_helper_exists(const void*, int32_t id) { return id >= 0 && id < kHelperCount; }
 
+namespace {
+
+// Only the arguments a helper reads are declared, so that a program need
+// not initialize r3-r5 to call sqrti.
+constexpr HelperProto proto(const char* name, int args) {
+  HelperProto p;
+  p.name = name;
+  p.ret = RetKind::integer;
+  for (int i = 0; i < 5; ++i) p.args[i] = i < args ? ArgKind::anything : ArgKind::none;
+  return p;
+}
+
+// memfrob writes its buffer: declared as memory, so that the verifier
+// forgets what the program had stored there (a spilled pointer included).
+constexpr HelperProto memfrob_proto() {
+  HelperProto p = proto("memfrob", 0);
+  p.args[0] = ArgKind::mem_writable;
+  p.args[1] = ArgKind::size_or_zero;
+  return p;
+}
+
+constexpr HelperProto kProtos[] = {
+    proto("gather_bytes", 5), memfrob_proto(), proto("no_op", 0),
+    proto("sqrti", 1),        proto("strcmp_ext", 2), proto("unwind", 1),
+};
+static_assert(sizeof(kProtos) / sizeof(kProtos[0]) == kHelperCount);
+
+constexpr HelperSlot kSlots[] = {
+    {0, &kProtos[0], HelperGate::anyone}, {1, &kProtos[1], HelperGate::anyone},
+    {2, &kProtos[2], HelperGate::anyone}, {3, &kProtos[3], HelperGate::anyone},
+    {4, &kProtos[4], HelperGate::anyone}, {5, &kProtos[5], HelperGate::anyone},
+};
+
+}  // namespace
+
+const HelperSlot* conformance_helper_slots(uint32_t& count) {
+  count = static_cast<uint32_t>(kHelperCount);
+  return kSlots;
+}
+
 }  // namespace keel::cli

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "keel/interp.h"
+#include "keel/platform.h"
 
 namespace keel::cli {
 
@@ -32,5 +33,10 @@ HelperTable conformance_helper_table(HelperMemory& memory);
 
 // DecodeOptions::helper_exists for the same table (context unused).
 bool conformance_helper_exists(const void* context, int32_t id);
+
+// The same helpers as the verifier sees them (sorted by id), for the
+// "conformance" program type: every used argument ArgKind::anything (the
+// helpers check their pointers themselves), an integer result.
+const HelperSlot* conformance_helper_slots(uint32_t& count);
 
 }  // namespace keel::cli

@@ -1,5 +1,6 @@
-// keel — command-line front end of libkeel: assemble, disassemble and run
-// eBPF programs, and run the conformance corpora. One file per command.
+// keel — command-line front end of libkeel: assemble, disassemble, verify
+// and run eBPF programs, and run the conformance and verifier corpora. One
+// file per command.
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -17,18 +18,45 @@ constexpr const char* kUsage =
     "                               or stdout for stdin)\n"
     "  disasm IN.bin [--plain]      disassemble, one '<pc>: <insn>' line per instruction;\n"
     "                               --plain prints only the instructions (re-assemblable)\n"
+    "  disasm OBJ.o [--section S] [--function F] [--plain]\n"
+    "                               the same for the programs of an ELF object, each under a\n"
+    "                               'section/function:' line (--plain: select one program)\n"
+    "  verify IN.{bin,s} --type T [--map KIND:TYPE:KEY:VALUE:ENTRIES]... [--unprivileged]\n"
+    "         [--strict-alignment] [--json]\n"
+    "                               verify as Linux program type T (socket_filter, xdp, ...);\n"
+    "                               each --map is the next map index a lddw may name, TYPE one\n"
+    "                               of array, hash, percpu_array, percpu_hash, lru_hash,\n"
+    "                               lru_percpu_hash, prog_array, perf_event_array, ringbuf,\n"
+    "                               stack_trace; prints PASS/FAIL (with the abstract state at\n"
+    "                               the rejected pc) or one JSON object\n"
+    "  verify OBJ.o [--section S] [--function F] [--type T] [--unprivileged]\n"
+    "         [--strict-alignment] [--json]\n"
+    "                               verify the autoloaded (or the selected) programs of an ELF\n"
+    "                               object with its maps (--type overrides the section's type);\n"
+    "                               one PASS/FAIL line per program, with the source line of a\n"
+    "                               rejection when the object has BTF line info\n"
+    "  cases FILE.jsonl [--maps MAPS.json] [--divergences FILE] [--prefix ID] [--unprivileged]\n"
+    "        [--state] [--json]     score keel against the Linux verifier selftest cases\n"
+    "                               (default MAPS: maps.json beside FILE); one line per\n"
+    "                               disagreement (--state: with the abstract state at a false\n"
+    "                               reject), then 'N passed, M failed'; false accepts listed\n"
+    "                               in FILE ('ID why' lines) are documented divergences\n"
     "  run IN.{bin,s} [--mem HEX | --mem-file FILE] [--guarded] [--budget N]\n"
     "                               decode and run; r1 points to a copy of the memory\n"
     "                               (HEX bytes, or FILE's raw bytes), r2 holds its length;\n"
-    "                               --guarded checks every memory access (fast mode trusts\n"
-    "                               the program: use --guarded for untrusted code);\n"
-    "                               --budget limits the instructions executed\n"
+    "                               the default fast mode first verifies the program as the\n"
+    "                               'conformance' type (context = the memory) and refuses to\n"
+    "                               run what the verifier rejects; --guarded runs anything,\n"
+    "                               checking every memory access; --budget limits the\n"
+    "                               instructions executed\n"
     "  test-data PATH...            run bpf_conformance / uBPF .data files (directories\n"
-    "                               recursively)\n"
+    "                               recursively); -- result programs are also verified\n"
     "  help, --help                 this text\n"
     "\n"
-    "Exit status: 0 success, 1 the program trapped (run) or a test failed (test-data),\n"
-    "2 bad input (nothing was run, or the program was refused at load).\n";
+    "Exit status: 0 success, 1 the program trapped or was refused by the verifier (run), was\n"
+    "rejected (verify), a test failed (test-data) or a case was falsely accepted (cases),\n"
+    "2 bad input (nothing was run or verified; for run and test-data also a program the\n"
+    "decoder refuses).\n";
 
 }  // namespace
 
@@ -55,6 +83,8 @@ int main(int argc, char** argv) {
     if (command == "disasm") return cmd_disasm(args);
     if (command == "run") return cmd_run(args);
     if (command == "test-data") return cmd_test_data(args);
+    if (command == "verify") return cmd_verify(args);
+    if (command == "cases") return cmd_cases(args);
     throw CliError("unknown command '" + command + "' (try 'keel --help')");
   } catch (const DiagnosticError& error) {
     std::fprintf(stderr, "%s\n", error.what());

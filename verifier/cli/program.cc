@@ -34,15 +34,16 @@ std::string asm_error_message(const std::string& name, const AsmResult& result) 
 
 std::string raw_program_problem(const Bytes& bytes) {
   if (bytes.size() >= 4 && std::memcmp(bytes.data(), "\x7f" "ELF", 4) == 0)
-    return "ELF objects are not supported yet";
+    return "ELF objects are not supported yet by this command (keel verify and keel disasm take them)";
   if (bytes.empty()) return "empty program";
   if (bytes.size() % 8 != 0)
     return "length " + std::to_string(bytes.size()) + " is not a multiple of 8 (eBPF instructions are 8 bytes)";
   return "";
 }
 
-Bytes load_program_file(const std::string& path) {
-  Bytes bytes = read_file(path);
+Bytes load_program_file(const std::string& path) { return program_from_bytes(path, read_file(path)); }
+
+Bytes program_from_bytes(const std::string& path, Bytes bytes) {
   if (has_extension(path, ".s")) {
     const std::string text(bytes.begin(), bytes.end());
     const AsmResult result = assemble_text(text, bytes);

@@ -27,6 +27,8 @@ std::string raw_program_problem(const Bytes& bytes);
 // Reads a program: `.s` files are assembled, anything else is raw bytes.
 // Throws CliError with a one-line message on any problem.
 Bytes load_program_file(const std::string& path);
+// The same for the contents `bytes` of the file at `path`, already read.
+Bytes program_from_bytes(const std::string& path, Bytes bytes);
 
 // A decoded program and the arena memory it lives in.
 class DecodedProgram {

@@ -18,6 +18,11 @@ expect() {
 # stdout / stderr must match an extended regex.
 stdout_has() { grep -Eq -- "$1" out.txt || fail "stdout lacks /$1/"; }
 stderr_has() { grep -Eq -- "$1" err.txt || fail "stderr lacks /$1/"; }
+# stdout is one JSON value `d` for which the Python expression $1 holds.
+json_check() {
+  python3 -c 'import json, sys; d = json.load(open("out.txt")); sys.exit(0 if eval("(" + sys.argv[1] + ")") else 1)' "$1" \
+    || fail "JSON check failed: $1"
+}
 # A bad-input error: exit 2, one line on stderr, matching $1.
 bad_input() {
   local pattern=$1; shift
@@ -71,9 +76,15 @@ case $CASE in
     bad_input 'odd\.bin: length 3 is not a multiple of 8' "$KEEL" run odd.bin
     bad_input 'odd\.bin: length 3 is not a multiple of 8' "$KEEL" disasm odd.bin ;;
   elf_input)
+    # A truncated ELF header: run does not take objects; disasm cannot load
+    # it (bad input); verify rejects it with the load error (exit 1).
     printf '\177ELF\002\001\001\000\000\000\000\000\000\000\000\000' >prog.o
-    bad_input 'ELF objects are not supported yet' "$KEEL" run prog.o
-    bad_input 'ELF objects are not supported yet' "$KEEL" disasm prog.o ;;
+    bad_input 'ELF objects are not supported yet by this command' "$KEEL" run prog.o
+    bad_input 'prog\.o: truncated' "$KEEL" disasm prog.o
+    expect 1 "$KEEL" verify prog.o; stdout_has '^FAIL prog\.o load: truncated'
+    expect 1 "$KEEL" verify prog.o --json
+    json_check "d['object'] == 'prog.o' and d['programs'][0]['verdict'] == 'reject' and d['programs'][0]['reason'] == 'truncated'"
+    bad_input '--map is for raw programs' "$KEEL" verify prog.o --map m:array:4:4:1 ;;
   garbage_text)
     bad_input '^[^ ]*garbage\.s:1:[0-9]+: error: [a-z_ ]+$' "$KEEL" asm "$DATA/garbage.s" -o out.bin
     bad_input '^[^ ]*garbage\.s:1:[0-9]+: error: [a-z_ ]+$' "$KEEL" run "$DATA/garbage.s"
@@ -114,15 +125,102 @@ case $CASE in
     expect 1 "$KEEL" run "$DATA/trap.s" --guarded
     stderr_has '^trap: (out_of_bounds|address_overflow) at pc 0' ;;
   budget)
-    expect 1 "$KEEL" run "$DATA/loop.s" --budget 1000
+    expect 1 "$KEEL" run "$DATA/loop.s" --budget 1000 --guarded
     stderr_has '^trap: budget_exhausted at pc [0-9]+$' ;;
+  run_unsafe)
+    # Fast mode checks no access: it runs only what the verifier accepts.
+    expect 1 "$KEEL" run "$DATA/trap.s" --mem '01 02 03 04 05 06 07 08'
+    stderr_has '^keel: the verifier rejected this program \(pc 0: .*\); run it with --guarded to execute it with every access checked$'
+    [ "$(wc -l <err.txt)" -eq 1 ] || fail "expected one line on stderr"
+    expect 1 "$KEEL" run "$DATA/trap.s" --mem '01 02 03 04 05 06 07 08' --guarded
+    stderr_has '^trap: out_of_bounds at pc 0 \(address 0x[0-9a-f]+\)$'
+    # An endless loop has no proven bound: refused in fast mode too.
+    expect 1 "$KEEL" run "$DATA/loop.s" --budget 1000
+    stderr_has '^keel: the verifier rejected this program \(pc [0-9]+: ' ;;
+  verify_accept)
+    expect 0 "$KEEL" verify "$DATA/verify-ok.s" --type xdp
+    stdout_has '^PASS [^ ]*verify-ok\.s type=xdp insns=2 max_insns=[0-9]+ stack=[0-9]+$'
+    [ "$(wc -l <out.txt)" -eq 1 ] || fail "expected one line"
+    "$KEEL" asm "$DATA/verify-ok.s" -o ok.bin 2>err.txt || fail "asm failed"
+    expect 0 "$KEEL" verify ok.bin --type socket_filter --unprivileged --strict-alignment
+    stdout_has '^PASS ok\.bin type=socket_filter insns=2 '
+    expect 0 "$KEEL" verify ok.bin --type xdp --json
+    json_check "d['verdict'] == 'accept' and d['type'] == 'xdp' and d['insns'] == 2 and d['pc'] is None and
+      d['reason'] is None and isinstance(d['message'], str) and d['max_insns_executed'] == 2 and
+      all(isinstance(d[k], int) for k in ('stack_depth', 'arena_bytes', 'verify_ns'))" ;;
+  verify_reject)
+    expect 1 "$KEEL" verify "$DATA/verify-ctx.s" --type socket_filter
+    stdout_has '^FAIL [^ ]*verify-ctx\.s type=socket_filter insns=2 pc 0: r1 is the context pointer'
+    grep -Eq '^    frame 0: r1=ctx' out.txt || fail "no abstract state under the FAIL line"
+    expect 1 "$KEEL" verify "$DATA/verify-ctx.s" --type socket_filter --json
+    json_check "d['verdict'] == 'reject' and d['pc'] == 0 and d['reason'] == 'ctx_bad_access' and
+      d['message'].startswith('pc 0: ') and isinstance(d['verify_ns'], int)"
+    # An unknown helper for the type is a rejection found by the decoder.
+    printf 'call 9999\nexit\n' >helper.s
+    expect 1 "$KEEL" verify helper.s --type xdp; stdout_has '^FAIL helper\.s type=xdp insns=2 pc 0: decode: unknown_helper \(helper 9999 is not one xdp offers\)$' ;;
+  verify_maps)
+    expect 1 "$KEEL" verify "$DATA/verify-map.s" --type socket_filter; stdout_has 'pc 3: .*not provided'
+    expect 0 "$KEEL" verify "$DATA/verify-map.s" --type socket_filter --map counters:array:4:8:1
+    expect 1 "$KEEL" verify "$DATA/verify-map.s" --type socket_filter --map counters:hash:4:4:16
+    stdout_has 'pc 7: r0 is a pointer to map value of size 4'
+    expect 1 "$KEEL" verify "$DATA/verify-map.s" --type socket_filter --map counters:hash:4:4:16 --json
+    json_check "d['reason'] == 'map_value_out_of_bounds' and d['maps'] == ['counters']" ;;
+  verify_bad_input)
+    bad_input "unknown program type 'nosuch' \(one of: socket_filter, .*xdp" "$KEEL" verify "$DATA/verify-ok.s" --type nosuch
+    bad_input 'missing --type T \(one of: socket_filter' "$KEEL" verify "$DATA/verify-ok.s"
+    bad_input '--map wants KIND:TYPE:KEY:VALUE:ENTRIES' "$KEEL" verify "$DATA/verify-ok.s" --type xdp --map m:array:4:8
+    bad_input '--map wants KIND:TYPE:KEY:VALUE:ENTRIES' "$KEEL" verify "$DATA/verify-ok.s" --type xdp --map m:tree:4:8:1
+    bad_input '--map wants KIND:TYPE:KEY:VALUE:ENTRIES' "$KEEL" verify "$DATA/verify-ok.s" --type xdp --map m:array:4:x:1
+    bad_input '--map wants KIND:TYPE:KEY:VALUE:ENTRIES' "$KEEL" verify "$DATA/verify-ok.s" --type xdp --map :array:4:8:1
+    bad_input 'option --map needs a value' "$KEEL" verify "$DATA/verify-ok.s" --type xdp --map
+    bad_input '--section and --function select programs of an ELF object' "$KEEL" verify "$DATA/verify-ok.s" --type xdp --section s
+    bad_input 'missing input file' "$KEEL" verify --type xdp
+    bad_input 'nope\.s: No such file' "$KEEL" verify nope.s --type xdp
+    bad_input '^[^ ]*garbage\.s:1:[0-9]+: error: ' "$KEEL" verify "$DATA/garbage.s" --type xdp ;;
+  cases_small)
+    # maps.json is found beside the .jsonl.
+    expect 0 "$KEEL" cases "$DATA/cases/small.jsonl"
+    stdout_has '^FALSE-REJECT cli/3 a false reject: pc 0 ctx_bad_access: '
+    stdout_has '^SKIPPED 1: prog_type:lwt_in$'
+    ! grep -q '^FALSE-ACCEPT' out.txt || fail "unexpected false accept"
+    [ "$(tail -n 2 out.txt | head -n 1)" = "false-accepts: 0, false-rejects: 1, skipped: 1" ] || fail "wrong counts line"
+    [ "$(tail -n 1 out.txt)" = "4 passed, 1 failed" ] || fail "wrong summary line"
+    expect 0 "$KEEL" cases "$DATA/cases/small.jsonl" --state
+    grep -A1 '^FALSE-REJECT cli/3' out.txt | grep -Eq '^    frame 0: r1=ctx' || fail "no state under the FALSE-REJECT line"
+    [ "$(tail -n 1 out.txt)" = "4 passed, 1 failed" ] || fail "wrong summary line with --state"
+    expect 0 "$KEEL" cases "$DATA/cases/small.jsonl" --maps "$DATA/cases/maps.json" --json
+    json_check "d['passed'] == 4 and d['failed'] == 1 and d['skipped'] == 1 and d['false_accepts'] == 0 and
+      len(d['cases']) == 6 and d['cases'][3]['outcome'] == 'false_reject' and d['cases'][3]['reason'] == 'ctx_bad_access' and
+      d['cases'][2]['outcome'] == 'agree' and d['cases'][4]['skip_reason'] == 'prog_type:lwt_in'" ;;
+  cases_false_accept)
+    expect 1 "$KEEL" cases "$DATA/cases/false-accept.jsonl"
+    stdout_has '^FALSE-ACCEPT cli-fa/0 a false accept$'
+    [ "$(tail -n 2 out.txt | head -n 1)" = "false-accepts: 1, false-rejects: 0, skipped: 0" ] || fail "wrong counts line"
+    [ "$(tail -n 1 out.txt)" = "0 passed, 1 failed" ] || fail "wrong summary line"
+    # A documented divergence is reported, not counted as a false accept.
+    expect 0 "$KEEL" cases "$DATA/cases/false-accept.jsonl" --divergences "$DATA/cases/divergences.txt"
+    stdout_has '^DIVERGENCE cli-fa/0 a false accept: the test says so$'
+    [ "$(tail -n 2 out.txt | head -n 1)" = "false-accepts: 0, false-rejects: 0, skipped: 0" ] || fail "wrong counts line" ;;
+  cases_bad_input)
+    bad_input 'missing input file' "$KEEL" cases
+    bad_input 'nope\.jsonl: No such file' "$KEEL" cases nope.jsonl
+    bad_input 'maps\.json: No such file' "$KEEL" cases "$DATA/cases/small.jsonl" --maps maps.json
+    printf '{"id": 1,\n' >broken.jsonl; cp "$DATA/cases/maps.json" .
+    bad_input 'cases: bad line' "$KEEL" cases broken.jsonl ;;
+  test_data_verify)
+    # A -- result program the verifier rejects still passes, reported apart.
+    expect 0 "$KEEL" test-data "$DATA/verify-reject.data" "$DATA/pass.data"
+    stdout_has '^VERIFY-REJECT .*/verify-reject\.data: pointer_arithmetic: pc 1: '
+    [ "$(tail -n 2 out.txt | head -n 1)" = "verifier: 1 accepted, 1 rejected" ] || fail "wrong verifier line"
+    [ "$(tail -n 1 out.txt)" = "2 passed, 0 failed" ] || fail "wrong summary line" ;;
   test_data_pass)
     expect 0 "$KEEL" test-data "$DATA/pass.data" "$DATA/load-error.data" "$DATA/run-error.data" "$DATA/pyelf.data"
     stdout_has '^PASS .*/pass\.data$'
     stdout_has '^PASS .*/load-error\.data$'
     stdout_has '^PASS .*/run-error\.data$'
     stdout_has '^N/A .*/pyelf\.data: -- pyelf'
-    [ "$(tail -n 1 out.txt)" = "3 passed, 0 failed, 1 skipped" ] || fail "wrong summary line" ;;
+    [ "$(tail -n 1 out.txt)" = "3 passed, 0 failed, 1 skipped" ] || fail "wrong summary line"
+    [ "$(tail -n 2 out.txt | head -n 1)" = "verifier: 1 accepted, 0 rejected" ] || fail "wrong verifier line" ;;
   test_data_fail)
     expect 1 "$KEEL" test-data "$DATA/fail.data"
     stdout_has '^FAIL .*/fail\.data: guarded: r0 = 0x1, expected 0x2$'

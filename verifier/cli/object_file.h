@@ -1,0 +1,51 @@
+// ELF objects for `verify` and `disasm`: keel::load_object with an arena
+// that grows while the loader runs out of it, and the choice of programs
+// by --section / --function.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+#include "keel/elf.h"
+
+namespace keel::cli {
+
+// True when `bytes` start with the ELF magic (\x7fELF).
+bool is_elf(const Bytes& bytes);
+
+class LoadedObject {
+ public:
+  // Loads `bytes` (kept inside) with LoadOptions::partial, so that one bad
+  // program does not hide the others. `program_type` forces every
+  // program's type when not empty.
+  LoadedObject(Bytes bytes, const std::string& program_type);
+  LoadedObject(const LoadedObject&) = delete;
+  LoadedObject& operator=(const LoadedObject&) = delete;
+
+  const ElfResult& result() const { return result_; }
+  const Object& object() const { return object_; }
+
+  // The programs named by `section` and `function` (either may be empty:
+  // any); with both empty, the autoloaded ones. Throws CliError naming the
+  // available programs when a selection matches nothing.
+  // `command` prefixes the message ("verify").
+  std::vector<const ElfProgram*> select(const char* command, const std::string& section,
+                                        const std::string& function) const;
+
+ private:
+  Bytes bytes_;
+  std::string program_type_;
+  std::unique_ptr<uint8_t[]> memory_;
+  Object object_;
+  ElfResult result_;
+};
+
+// "section/function".
+std::string program_label(const ElfProgram& program);
+
+// describe(ElfResult) as a string.
+std::string elf_message(const ElfResult& result);
+
+}  // namespace keel::cli

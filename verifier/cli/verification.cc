@@ -1,0 +1,123 @@
+#include "verification.h"
+
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "conformance_helpers.h"
+#include "keel/arena.h"
+
+namespace keel::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Arena sizes: start small (most programs need well under a megabyte) and
+// grow by 4x while the analysis reports out_of_memory.
+constexpr size_t kFirstArena = size_t{4} << 20;
+constexpr size_t kLastArena = size_t{1} << 32;
+
+bool helper_of_type(const void* context, int32_t id) {
+  return find_helper(*static_cast<const ProgramType*>(context), id) != nullptr;
+}
+
+uint64_t since(Clock::time_point start) {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+}
+
+std::string render(const Verdict& verdict) {
+  char text[512];
+  describe(verdict, text, sizeof text);
+  return text;
+}
+
+// Verifies into `check`, growing the arena; then, when asked, renders the
+// state at the rejected pc in an arena of the size that sufficed.
+void run_verifier(const Program& program, const ProgramType& type, const CheckOptions& options,
+                  Clock::time_point start, Check& check) {
+  size_t size = kFirstArena;
+  std::unique_ptr<uint8_t[]> memory;
+  for (;;) {
+    memory = std::make_unique_for_overwrite<uint8_t[]>(size);
+    Arena arena(memory.get(), size);
+    check.verdict = verify(program, type, options.verify, arena);
+    check.arena_bytes = arena.peak();
+    if (check.verdict.reason != Reason::out_of_memory || size >= kLastArena) break;
+    size *= 4;
+  }
+  check.verify_ns = since(start);
+  check.reason = reason_name(check.verdict.reason);
+  check.message = render(check.verdict);
+  if (options.with_state && !check.verdict.ok()) {
+    Arena arena(memory.get(), size);
+    std::vector<char> text(1 << 16);
+    describe_state(program, type, options.verify, arena, check.verdict.pc, text.data(), text.size());
+    check.state = text.data();
+  }
+}
+
+}  // namespace
+
+uint32_t instruction_count(const Program& program) {
+  uint32_t count = 0;
+  for (uint32_t pc = 0; pc < program.count; ++pc) count += program.insns[pc].op != Op::lddw_tail;
+  return count;
+}
+
+Check check_program(const uint8_t* bytes, size_t size, const ProgramType& type, const CheckOptions& options) {
+  Check check;
+  const Clock::time_point start = Clock::now();
+  DecodeOptions decode_options;
+  decode_options.max_insns = options.max_insns;
+  decode_options.helper_exists = helper_of_type;
+  decode_options.helper_context = &type;
+  // The decoded form is 16 bytes a slot; grow only if the decoder runs out.
+  size_t arena_size = size * 8 + 65536;
+  std::unique_ptr<uint8_t[]> memory;
+  Program program;
+  for (;;) {
+    memory = std::make_unique_for_overwrite<uint8_t[]>(arena_size);
+    Arena arena(memory.get(), arena_size);
+    program = Program{};
+    check.decoded = decode(bytes, size, decode_options, arena, program);
+    if (check.decoded.error != DecodeError::out_of_memory || arena_size >= (size_t{1} << 30)) break;
+    arena_size *= 4;
+  }
+  if (!check.decoded.ok()) {
+    check.verify_ns = since(start);
+    check.insns = static_cast<uint32_t>(size / 8);
+    check.reason = std::string("decode:") + decode_error_name(check.decoded.error);
+    check.message = "pc " + std::to_string(check.decoded.pc) + ": decode: " + decode_error_name(check.decoded.error);
+    if (check.decoded.error == DecodeError::unknown_helper && check.decoded.pc < size / 8)
+      check.message += " (helper " + std::to_string(read_raw(bytes, check.decoded.pc).imm) + " is not one " +
+                       (type.name != nullptr ? type.name : "this type") + " offers)";
+    return check;
+  }
+  check.insns = instruction_count(program);
+  run_verifier(program, type, options, start, check);
+  return check;
+}
+
+Check check_decoded(const Program& program, const ProgramType& type, const CheckOptions& options) {
+  Check check;
+  const Clock::time_point start = Clock::now();
+  check.insns = instruction_count(program);
+  run_verifier(program, type, options, start, check);
+  return check;
+}
+
+ConformanceType::ConformanceType(uint32_t mem_size) {
+  uint32_t count = 0;
+  const HelperSlot* slots = conformance_helper_slots(count);
+  type_ = make_conformance_type(mem_size, slots, count, field_);
+}
+
+VerifyOptions conformance_verify_options() {
+  VerifyOptions options;
+  options.privileged = true;
+  options.reject_unreachable = false;
+  return options;
+}
+
+}  // namespace keel::cli

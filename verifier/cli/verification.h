@@ -1,0 +1,69 @@
+// Running the verifier for the commands: decode for a program type, verify
+// in an arena that grows when the analysis runs out of it, render the
+// verdict (and the abstract state at a rejection) and time the whole.
+// Shared by `verify`, `run` and `test-data`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cli.h"
+#include "keel/decode.h"
+#include "keel/platform.h"
+#include "keel/verify.h"
+
+namespace keel::cli {
+
+// The result of decode + verify of one program.
+struct Check {
+  DecodeResult decoded;    // not ok: decode() refused the program (a rejection too)
+  Verdict verdict;         // meaningful when decoded.ok()
+  uint32_t insns = 0;      // instructions, lddw counted once
+  std::string reason;      // reason_name(), or "decode:<decode_error_name>"
+  std::string message;     // describe(), or "pc N: decode: <error>"
+  std::string state;       // CheckOptions::with_state and a verifier rejection: describe_state at its pc
+  size_t arena_bytes = 0;  // Arena::peak() of the verification
+  uint64_t verify_ns = 0;  // steady_clock around decode + verify
+
+  bool accepted() const { return decoded.ok() && verdict.ok(); }
+  uint32_t pc() const { return decoded.ok() ? verdict.pc : decoded.pc; }
+};
+
+struct CheckOptions {
+  /// Passed to verify(); maps included.
+  VerifyOptions verify;
+  /// Largest program decode() takes, in slots (Linux: 1M).
+  uint32_t max_insns = 1u << 20;
+  /// Render the abstract state at a rejected pc (re-runs the analysis).
+  bool with_state = false;
+};
+
+// Decodes `size` bytes (helpers: those `type` offers) and verifies them as `type`.
+Check check_program(const uint8_t* bytes, size_t size, const ProgramType& type, const CheckOptions& options);
+
+// Verifies an already decoded program (no decode time counted).
+Check check_decoded(const Program& program, const ProgramType& type, const CheckOptions& options);
+
+// Instructions in a decoded program, lddw counted once.
+uint32_t instruction_count(const Program& program);
+
+// The "conformance" program type for a memory buffer of `mem_size` bytes
+// (keel::make_conformance_type with the conformance helper prototypes).
+// Not copyable: the type points into the object.
+class ConformanceType {
+ public:
+  explicit ConformanceType(uint32_t mem_size);
+  ConformanceType(const ConformanceType&) = delete;
+  ConformanceType& operator=(const ConformanceType&) = delete;
+  const ProgramType& type() const { return type_; }
+
+ private:
+  CtxField field_;
+  ProgramType type_;
+};
+
+// VerifyOptions for the conformance type: privileged, unreachable code
+// allowed (the suites keep dead code after exits; it is never run).
+VerifyOptions conformance_verify_options();
+
+}  // namespace keel::cli
