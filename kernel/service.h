@@ -3,6 +3,15 @@
 // kernel"). kernel_main() calls start() once the clock and the periodic
 // timer are running and before interrupts are enabled, on_tick() runs from
 // every timer interrupt, and finish() after the timed run, before `keel done`.
+// The program types, helpers and memory sizes: docs/adr/0010.
+//
+// Lines, per program: `keel load`, `keel verify` (verdict, bounds, and the
+// kernel's verify_ns and arena_bytes), `keel reject` when rejected, `keel
+// admit`, `keel attach`, `keel trace` from the program, `keel run` (run-once
+// programs at start, tick programs from finish() with their median time),
+// `keel map` (a tick program's maps); `keel expect` when a verdict differs
+// from kernel/programs/manifest.cc (a wrong run-once r0 fails its `keel
+// run` line); `keel arena` for each static memory region's capacity and peak.
 #pragma once
 
 #include <cstdint>

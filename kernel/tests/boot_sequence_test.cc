@@ -104,14 +104,64 @@ class BootSequence : public ::testing::Test {
   }
 };
 
+// The BPF service between the clock and the timer lines: the embedded
+// programs (kernel/programs) loaded, verified, admitted, attached and run
+// on the fake clock, which advances 1 tick (10 ns) per read, so every time
+// is exact. Instruction counts, stack and arena use belong to the compiler
+// and the verifier (the semantic-consistency test pins them); here they are
+// only numbers. The tick program runs 21 times (the first tick and the 20
+// measured), 10 ms apart after the first: 20 intervals in bucket 4.
+#define N "[0-9]+"
+const char* const service_lines =
+    "keel load prog=bounded_loop insns=" N " type=keel_test\n"
+    "keel verify prog=bounded_loop insns=" N " verdict=accept max_insns=" N " stack=" N
+    " verify_ns=10 arena_bytes=" N " emulated=0\n"
+    "keel admit prog=bounded_loop hook=once budget=1000000 max_insns=" N " status=ok\n"
+    "keel attach prog=bounded_loop hook=once\n"
+    "keel run prog=bounded_loop runs=1 r0=560 insns=" N " ns=10 mode=guarded emulated=0 status=ok\n"
+    "keel load prog=helpers_demo insns=" N " type=keel_test\n"
+    "keel verify prog=helpers_demo insns=" N " verdict=accept max_insns=" N " stack=" N
+    " verify_ns=10 arena_bytes=" N " emulated=0\n"
+    "keel admit prog=helpers_demo hook=once budget=1000000 max_insns=" N " status=ok\n"
+    "keel attach prog=helpers_demo hook=once\n"
+    "keel trace prog=helpers_demo tag=helpers_demo value=42\n"
+    "keel trace prog=helpers_demo tag=elapsed_ns value=10\n"
+    "keel run prog=helpers_demo runs=1 r0=0 insns=" N " ns=30 mode=guarded emulated=0 status=ok\n"
+    "keel load prog=tick_counter insns=" N " type=keel_tick\n"
+    "keel verify prog=tick_counter insns=" N " verdict=accept max_insns=" N " stack=" N
+    " verify_ns=10 arena_bytes=" N " emulated=0\n"
+    "keel admit prog=tick_counter hook=tick budget=4096 max_insns=" N " status=ok\n"
+    "keel attach prog=tick_counter hook=tick\n"
+    "keel load prog=unsafe_oob insns=" N " type=keel_test\n"
+    "keel verify prog=unsafe_oob insns=" N " verdict=reject stage=verify pc=" N
+    " reason=map_value_out_of_bounds verify_ns=10 arena_bytes=" N " emulated=0\n"
+    "keel reject prog=unsafe_oob pc=" N " reason=map_value_out_of_bounds\n"
+    "keel arena name=program capacity=65536 peak=" N "\n"
+    "keel arena name=verify capacity=65536 peak=" N "\n"
+    "keel arena name=maps capacity=16384 peak=240 maps=6\n";
+const char* const tick_program_lines =
+    "keel run prog=tick_counter runs=21 ns_per_run_median=10 ns_per_insn=0\\.[0-9]{6} "
+    "insns_median=" N " errors=0 mode=fast emulated=0 status=ok\n"
+    "keel map prog=tick_counter map=tick_stats words=21," N "\n"
+    "keel map prog=tick_counter map=tick_hist words=0,0,0,0,20,0,0,0,0,0,0,0,0,0,0,0\n";
+#undef N
+
 TEST_F(BootSequence, QemuHpetRate) {
   EXPECT_EXIT(boot(), ::testing::ExitedWithCode(exit_ok),
-              "^keel boot arch=fake board=fake clock=synthetic period_fs=10000000 "
+              std::string("^keel boot arch=fake board=fake clock=synthetic period_fs=10000000 "
               "ns_per_tick=10\\.000000 emulated=0\n"
-              "keel clock source=synthetic detail=fake\n"
+              "keel clock source=synthetic detail=fake\n") + service_lines + tick_program_lines +
               "keel timer period_ns=10000000 mean_ns=10000000 ticks=20 requested_ns=10000000 "
               "source=faketimer period_ticks=1000000 emulated=0 status=ok\n"
               "keel done status=ok\n$");
+}
+
+// A tick program that never runs (no ticks) fails the service too.
+TEST_F(BootSequence, TickProgramThatNeverRuns) {
+  fake.timer_fires = false;
+  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(exit_fail),
+              "keel run prog=tick_counter runs=0 errors=0 mode=fast emulated=0 status=fail\n"
+              "keel map prog=tick_counter map=tick_stats words=0,0\n");
 }
 
 // 69,841,279 fs (PLATFORM.md's awkward HPET): 10 ms is 143181 ticks, which

@@ -12,7 +12,10 @@ function(keel_add_image name)
     RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}
     LINK_DEPENDS ${script})
   target_include_directories(${elf64} PRIVATE ${PROJECT_SOURCE_DIR}/kernel)
-  target_link_libraries(${elf64} PRIVATE keel_kernel_portable keel_warnings keel_freestanding)
+  # The BPF service's platform and the verifier core (libkeel), the very
+  # libraries the host tests link (DESIGN.md "one core built freestanding").
+  target_link_libraries(${elf64} PRIVATE keel_kernel_bpf keel_core keel_kernel_portable
+                        keel_warnings keel_freestanding)
   # No unwind tables: nothing unwinds (no exceptions), and kernel.ld
   # discards .eh_frame anyway.
   target_compile_options(${elf64} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fno-asynchronous-unwind-tables>)
