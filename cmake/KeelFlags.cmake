@@ -14,3 +14,9 @@ if(KEEL_SANITIZE)
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+# Coverage instrumentation for libFuzzer everywhere; only the fuzz targets
+# link the fuzzer's main (verifier/fuzz), so the CLI and tests still build.
+if(KEEL_FUZZ)
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
