@@ -249,13 +249,18 @@ RegState join_reg(const RegState& a, const RegState& b, bool widen_it, const Map
     if (a.id != b.id || !(a.value == b.value)) r.id = 0;
     return r;
   }
-  // Different fixed offsets: fold them into the variable part.
-  const int32_t m = a.off < b.off ? a.off : b.off;
+  // Different fixed offsets: fold them into the variable part, relative to
+  // a common base. Widening keeps `a`'s offset as the base: `a` is the
+  // state already at the loop head, so the base stays put from one visit
+  // to the next and the widened variable part can stabilise (a base that
+  // followed the smaller offset would move every iteration of a loop that
+  // steps a pointer, and the fixpoint would never be reached).
+  const int32_t m = widen_it ? a.off : (a.off < b.off ? a.off : b.off);
   const Scalar va = add_const(a.value, int64_t{a.off} - m);
   const Scalar vb = add_const(b.value, int64_t{b.off} - m);
   const Scalar j = join(va, vb);
   r.off = m;
-  r.value = widen_it ? widen(add_const(a.value, int64_t{a.off} - m), j) : j;
+  r.value = widen_it ? widen(va, j) : j;
   r.id = 0;
   const int64_t ra = int64_t{a.range} - (int64_t{a.off} - m);
   const int64_t rb = int64_t{b.range} - (int64_t{b.off} - m);
@@ -281,10 +286,18 @@ bool reg_leq(const RegState& a, const RegState& b, const MapTable& maps) {
   }
   if (b.id != 0 && a.id != b.id) return false;
   if (a.kind == RegKind::scalar) return leq(a.value, b.value);
-  if (!same_region(a, b, maps) || a.off != b.off) return false;
+  if (!same_region(a, b, maps)) return false;
   if (a.region != b.region && maps.pick(a.region, b.region) != b.region) return false;
-  if (a.range < b.range) return false;
-  return leq(a.value, b.value);
+  if (a.off == b.off) {
+    if (a.range < b.range) return false;
+    return leq(a.value, b.value);
+  }
+  // Offsets are off + value modulo 2^64 in both, so a's set lies in b's when
+  // a's variable part moved to b's base does. A proven packet range belongs
+  // to its fixed offset: when b claims one, stay conservative.
+  if (b.range > 0) return false;
+  const int64_t shift = int64_t{a.off} - int64_t{b.off};
+  return leq(add_const(a.value, shift), b.value);
 }
 
 // ---- Stack slots -------------------------------------------------------------------
