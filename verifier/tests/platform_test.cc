@@ -150,6 +150,17 @@ TEST(LinuxPlatform, MemoryArgumentsAndSizes) {
   EXPECT_EQ(reserve->proto->args[1], ArgKind::alloc_size_or_zero);
 }
 
+TEST(LinuxPlatform, ReturnBoundedBySizeOnlyWhereLinuxRefinesIt) {
+  // do_refine_retval_range (verifier.c, 6.1): get_stack, get_task_stack,
+  // probe_read_{kernel,user}_str; not ordinary integer helpers.
+  EXPECT_TRUE(find_helper(type_named("tracepoint"), BPF_FUNC_get_stack)->proto->ret_bounded_by_size);
+  EXPECT_TRUE(find_helper(type_named("kprobe"), BPF_FUNC_probe_read_kernel_str)->proto->ret_bounded_by_size);
+  EXPECT_TRUE(find_helper(type_named("kprobe"), BPF_FUNC_probe_read_user_str)->proto->ret_bounded_by_size);
+  EXPECT_FALSE(find_helper(type_named("kprobe"), BPF_FUNC_probe_read_kernel)->proto->ret_bounded_by_size);
+  EXPECT_FALSE(find_helper(type_named("sched_cls"), BPF_FUNC_skb_load_bytes)->proto->ret_bounded_by_size);
+  EXPECT_FALSE(find_helper(type_named("socket_filter"), BPF_FUNC_ktime_get_ns)->proto->ret_bounded_by_size);
+}
+
 TEST(LinuxPlatform, CapabilityGates) {
   // bpf_base_func_proto: trace_printk needs CAP_PERFMON, spin_lock CAP_BPF,
   // ktime_get_ns nothing.

@@ -282,6 +282,32 @@ TEST(Verify, MemAndSizeArguments) {
   EXPECT_REJECT(c, too_big, stack_out_of_bounds, "kprobe");
 }
 
+// Linux bounds what get_stack and probe_read_*_str return by their size
+// argument (do_refine_retval_range): [-MAX_ERRNO, size]. A program may use
+// the result as an offset without a check of its own; without the size
+// bound the same program is rejected.
+TEST(Verify, HelperResultBoundedBySizeArgument) {
+  Checker c;
+  const char* use_result =
+      "stdw [%r10-8], 0\n"
+      "mov %r2, %r10\nadd %r2, -40\nmov %r3, 32\nmov %r4, 0\n"
+      "call 67\n"                      // writes fp-40..fp-9; r0 in [-4095, 32]
+      "jslt %r0, 0, +4\n"              // errors: done
+      "mov %r1, %r10\nadd %r1, -40\n"
+      "add %r1, %r0\n"                 // fp-40 + [0, 32]: at most fp-8, written above
+      "ldxb %r0, [%r1+0]\n"
+      "mov %r0, 0\nexit\n";
+  EXPECT_ACCEPT(c, use_result, "tracepoint");
+  // ktime_get_ns has no such bound: the same use is out of bounds.
+  const char* unbounded =
+      "stdw [%r10-8], 0\nstdw [%r10-16], 0\nstdw [%r10-24], 0\nstdw [%r10-32], 0\n"
+      "stdw [%r10-40], 0\n"
+      "call 5\njslt %r0, 0, +4\nmov %r1, %r10\nadd %r1, -40\nadd %r1, %r0\n"
+      "ldxb %r0, [%r1+0]\nmov %r0, 0\nexit\n";
+  const Verdict v = c.run(unbounded, "tracepoint");
+  EXPECT_FALSE(v.ok()) << c.text;
+}
+
 // ---- Packets ---------------------------------------------------------------------------
 
 const char* kXdpHead = "ldxw %r2, [%r1+0]\nldxw %r3, [%r1+4]\nmov %r4, %r2\nadd %r4, 14\n";

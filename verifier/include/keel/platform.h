@@ -52,6 +52,9 @@ struct HelperProto {
   bool packet_access = false; // may take packet pointers for mem/map_key/map_value arguments
   bool tail_call = false;     // bpf_tail_call: on success control does not return
   bool read_only_mem[5] = {}; // mem argument is only read (MEM_RDONLY): read-only maps are fine
+  /// r0 lies in [-4095 (-MAX_ERRNO), the size argument's maximum]: the helper
+  /// returns how much it wrote or an error (Linux's do_refine_retval_range).
+  bool ret_bounded_by_size = false;
 };
 
 // Who may call a helper (Linux gates some helpers behind capabilities).

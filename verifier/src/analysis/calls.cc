@@ -71,6 +71,7 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
     if (arg_unsupported(kind)) return e.fail(pc, Reason::unsupported_helper, -1, id_detail);
   }
   int64_t map = -1;
+  uint64_t size_max = UINT64_MAX;  // the first size argument's proven maximum
   for (uint32_t i = 0; i < 5; ++i) {
     const ArgKind kind = proto.args[i];
     const uint32_t reg = i + 1;
@@ -115,6 +116,7 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
         }
         if (!check_init(e, *s, reg + 1, pc)) return false;
         const RegState size = s->regs()[reg + 1];
+        if (size_max == UINT64_MAX && size.kind == RegKind::scalar) size_max = size.value.umax;
         Detail sd;
         sd.kind = static_cast<uint8_t>(size.kind);
         sd.min = size.value.smin;
@@ -150,6 +152,7 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
       case ArgKind::size_or_zero:
       case ArgKind::alloc_size_or_zero:
         if (r.kind != RegKind::scalar) return e.fail(pc, Reason::helper_argument, ri, d);
+        if (size_max == UINT64_MAX) size_max = r.value.umax;
         break;
       case ArgKind::ctx:
       case ArgKind::ctx_or_null:
@@ -171,7 +174,14 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
   RegState* regs = s->regs();
   for (uint32_t reg = 1; reg <= 5; ++reg) regs[reg] = make_uninit();
   switch (proto.ret) {
-    case RetKind::integer: regs[0] = make_scalar(Scalar::unknown()); break;
+    case RetKind::integer:
+      if (proto.ret_bounded_by_size && size_max <= uint64_t{INT64_MAX}) {
+        // Bytes written (at most the size) or -errno (at least -MAX_ERRNO).
+        regs[0] = make_scalar(Scalar::from_srange(-4095, static_cast<int64_t>(size_max)));
+      } else {
+        regs[0] = make_scalar(Scalar::unknown());
+      }
+      break;
     case RetKind::none: regs[0] = make_uninit(); break;
     case RetKind::map_value_or_null:
     case RetKind::map_value:

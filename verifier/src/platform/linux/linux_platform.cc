@@ -125,6 +125,21 @@ constexpr bool same(const char* a, const char* b) {
   return *a == *b;
 }
 
+constexpr bool starts_with(const char* text, const char* prefix) {
+  while (*prefix != '\0') {
+    if (*text++ != *prefix++) return false;
+  }
+  return true;
+}
+
+// The helpers whose return value Linux 6.1 bounds by their size argument
+// (do_refine_retval_range: get_stack, get_task_stack, probe_read*_str).
+constexpr bool returns_size_or_error(const char* name) {
+  return starts_with(name, "bpf_get_stack_proto") || same(name, "bpf_get_task_stack_proto") ||
+         same(name, "bpf_probe_read_kernel_str_proto") || same(name, "bpf_probe_read_user_str_proto") ||
+         same(name, "bpf_probe_read_compat_str_proto");
+}
+
 constexpr HelperProto make_proto(const char* name, bool packet_access, LinuxKind ret,
                                  LinuxKind a1, LinuxKind a2, LinuxKind a3, LinuxKind a4,
                                  LinuxKind a5, uint16_t s1, uint16_t s2, uint16_t s3,
@@ -144,6 +159,7 @@ constexpr HelperProto make_proto(const char* name, bool packet_access, LinuxKind
   proto.arg_size[4] = s5;
   proto.packet_access = packet_access;
   proto.tail_call = same(name, "bpf_tail_call_proto");
+  proto.ret_bounded_by_size = returns_size_or_error(name);
   return proto;
 }
 
