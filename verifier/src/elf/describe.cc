@@ -1,49 +1,12 @@
 // Error names and the one-line rendering of an ElfResult.
 #include "keel/elf.h"
+#include "support/text_writer.h"
 
 namespace keel {
 
 namespace {
 
-class Writer {
- public:
-  Writer(char* buffer, size_t size) : buffer_(buffer), size_(size) {}
-  void put(char c) {
-    if (length_ + 1 < size_) buffer_[length_] = c;
-    ++length_;
-  }
-  void put(const char* s) {
-    while (*s != '\0') put(*s++);
-  }
-  void decimal(uint64_t value) {
-    char digits[20];
-    size_t n = 0;
-    do {
-      digits[n++] = static_cast<char>('0' + value % 10);
-      value /= 10;
-    } while (value != 0);
-    while (n > 0) put(digits[--n]);
-  }
-  void hex(uint64_t value) {
-    put("0x");
-    char digits[16];
-    size_t n = 0;
-    do {
-      digits[n++] = "0123456789abcdef"[value & 0xf];
-      value >>= 4;
-    } while (value != 0);
-    while (n > 0) put(digits[--n]);
-  }
-  size_t finish() {
-    if (size_ > 0) buffer_[length_ < size_ ? length_ : size_ - 1] = '\0';
-    return length_;
-  }
-
- private:
-  char* buffer_;
-  size_t size_;
-  size_t length_ = 0;
-};
+using Writer = TextWriter;
 
 // What `value` means for each error, or nullptr when it means nothing.
 const char* value_label(ElfError error) {

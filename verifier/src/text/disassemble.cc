@@ -4,6 +4,7 @@
 #include "keel/isa.h"
 #include "keel/text.h"
 #include "support/bytes.h"
+#include "support/text_writer.h"
 #include "text/mnemonics.h"
 
 namespace keel {
@@ -13,48 +14,11 @@ namespace {
 using text::Form;
 using text::Mnemonic;
 
-// Appends to a caller buffer, remembering whether anything did not fit.
-class Writer {
+// TextWriter plus the pieces of an instruction line.
+class Writer : public TextWriter {
  public:
-  Writer(char* buffer, size_t size) : buffer_(buffer), size_(size) {}
+  using TextWriter::TextWriter;
 
-  void put(char c) {
-    if (length_ + 1 < size_) buffer_[length_] = c;
-    ++length_;
-  }
-  void put(const char* s) {
-    while (*s != '\0') put(*s++);
-  }
-  void unsigned_decimal(uint64_t value) {
-    char digits[20];
-    size_t n = 0;
-    do {
-      digits[n++] = static_cast<char>('0' + value % 10);
-      value /= 10;
-    } while (value != 0);
-    while (n > 0) put(digits[--n]);
-  }
-  void hex(uint64_t value, size_t min_digits) {
-    put("0x");
-    char digits[16];
-    size_t n = 0;
-    do {
-      digits[n++] = "0123456789abcdef"[value & 0xf];
-      value >>= 4;
-    } while (value != 0);
-    while (n < min_digits) digits[n++] = '0';
-    while (n > 0) put(digits[--n]);
-  }
-  // `+N` / `-N`, or `N` / `-N` without `plus`.
-  void signed_decimal(int64_t value, bool plus) {
-    const uint64_t magnitude = value < 0 ? 0 - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
-    if (value < 0) {
-      put('-');
-    } else if (plus) {
-      put('+');
-    }
-    unsigned_decimal(magnitude);
-  }
   // An immediate: small values in decimal, others as the field's bit
   // pattern in hex (masks read better that way); both assemble identically.
   void immediate(int64_t value, int bits) {
@@ -68,7 +32,7 @@ class Writer {
   }
   void reg(uint8_t r) {
     put("%r");
-    unsigned_decimal(r);
+    decimal(r);
   }
   void memory(uint8_t r, int16_t offset) {
     put('[');
@@ -77,22 +41,6 @@ class Writer {
     put(']');
   }
   void separator() { put(", "); }
-
-  // NUL-terminates; false when the line did not fit.
-  bool finish() {
-    if (size_ == 0) return false;
-    if (length_ + 1 > size_) {
-      buffer_[0] = '\0';
-      return false;
-    }
-    buffer_[length_] = '\0';
-    return true;
-  }
-
- private:
-  char* buffer_;
-  size_t size_;
-  size_t length_ = 0;
 };
 
 void write_raw_slot(Writer& w, const uint8_t* slot) {
@@ -170,7 +118,7 @@ size_t write_insn(Writer& w, const Mnemonic& m, const RawInsn& insn, const RawIn
         w.immediate(insn.imm, 32);
         if (next_imm != 0) {
           w.put(next_imm < 0 ? " - " : " + ");
-          w.unsigned_decimal(next_imm < 0 ? 0 - static_cast<uint64_t>(static_cast<int64_t>(next_imm))
+          w.decimal(next_imm < 0 ? 0 - static_cast<uint64_t>(static_cast<int64_t>(next_imm))
                                           : static_cast<uint64_t>(next_imm));
         }
       }
@@ -210,7 +158,7 @@ size_t disassemble_one(const uint8_t* bytes, size_t slots, size_t index, char* b
                        size_t buffer_size) {
   Writer w(buffer, buffer_size);
   if (bytes == nullptr || index >= slots) {
-    w.finish();
+    w.finish_whole();
     return 0;
   }
   const RawInsn insn = read_raw(bytes, index);
@@ -227,7 +175,7 @@ size_t disassemble_one(const uint8_t* bytes, size_t slots, size_t index, char* b
   } else {
     consumed = write_insn(w, *m, insn, &tail);
   }
-  return w.finish() ? consumed : 0;
+  return w.finish_whole() ? consumed : 0;
 }
 
 }  // namespace keel
