@@ -99,7 +99,7 @@ bool do_exit(Run& run, State& s, uint32_t pc) {
   return true;
 }
 
-// BPF-to-BPF call: a new frame with r1-r5, the callee analysed with this
+// BPF-to-BPF call: a fresh frame with r1-r5, the callee analysed with this
 // state, then r0 from its exits and r1-r5 clobbered (the callee's frame gone).
 bool do_call(Run& run, State*& s, uint32_t pc, bool& returns) {
   Engine& e = run.e;

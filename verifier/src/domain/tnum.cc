@@ -56,7 +56,7 @@ Tnum arsh(Tnum a, Tnum amount) {
   return join_over_amounts(a, amount, [](Tnum x, unsigned k) { return arsh(x, k); });
 }
 
-// The new upper bits all copy the state of bit `bits - 1`: exact.
+// The added upper bits all copy the state of bit `bits - 1`: exact.
 Tnum sext(Tnum a, unsigned bits) {
   if (bits == 0 || bits >= 64) return a;
   const uint64_t low = low_ones(bits);

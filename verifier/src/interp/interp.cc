@@ -308,7 +308,7 @@ RunResult execute(const Program& program, uint64_t arg1, uint64_t arg2, const Ru
 #undef KEEL_LABEL_ATOMIC
 #undef KEEL_INVALID8
   static_assert(sizeof(kLabels) / sizeof(kLabels[0]) == 256, "one label per byte value");
-  static_assert(kOpCount == 170, "a new Op needs a label in kLabels and a handler below");
+  static_assert(kOpCount == 170, "an added Op needs a label in kLabels and a handler below");
   KEEL_DISPATCH();
   {
 #else
