@@ -17,6 +17,7 @@
 #include "keel/interp.h"
 #include "programs/keel_helpers.h"
 #include "programs/manifest.h"
+#include "runtime/format.h"
 
 namespace keel::service {
 namespace {
@@ -269,14 +270,10 @@ void emit_map(const char* program, const bpf::ArrayMap& map) {
       uint64_t word = 0;
       for (uint32_t b = 0; b < 8; ++b) word |= uint64_t{value[w * 8 + b]} << (8 * b);
       char digits[24];
-      size_t n = 0;
-      do {
-        digits[n++] = static_cast<char>('0' + word % 10);
-        word /= 10;
-      } while (word != 0);
+      const size_t n = runtime::format_unsigned(digits, sizeof digits, word);
       if (used + n + 2 >= sizeof words) break;
       if (used != 0) words[used++] = ',';
-      while (n > 0) words[used++] = digits[--n];
+      for (size_t i = 0; i < n; ++i) words[used++] = digits[i];
     }
   }
   words[used] = '\0';

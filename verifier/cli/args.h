@@ -26,6 +26,13 @@ class Args {
   [[noreturn]] void unknown(const std::string& arg) const {
     throw CliError(std::string(command_) + ": unknown option '" + arg + "' (try 'keel --help')");
   }
+  // An argument that no option of the command matched: an unknown option
+  // is an error, anything else is the command's one input file.
+  void single_input(const std::string& arg, std::string& input) const {
+    if (is_option(arg)) unknown(arg);
+    if (!input.empty()) fail("more than one input file ('" + arg + "')");
+    input = arg;
+  }
   [[noreturn]] void fail(const std::string& message) const {
     throw CliError(std::string(command_) + ": " + message);
   }

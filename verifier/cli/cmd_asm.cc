@@ -11,12 +11,8 @@ int cmd_asm(const std::vector<std::string>& arguments) {
     const std::string& arg = args.take();
     if (arg == "-o") {
       output = args.value_of(arg);
-    } else if (Args::is_option(arg)) {
-      args.unknown(arg);
-    } else if (input.empty()) {
-      input = arg;
     } else {
-      args.fail("more than one input file ('" + arg + "')");
+      args.single_input(arg, input);
     }
   }
   if (input.empty()) args.fail("missing input file (keel asm IN.s [-o OUT.bin])");

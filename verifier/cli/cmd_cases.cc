@@ -87,12 +87,8 @@ int cmd_cases(const std::vector<std::string>& arguments) {
       options.with_state = true;
     } else if (arg == "--json") {
       json_output = true;
-    } else if (Args::is_option(arg)) {
-      args.unknown(arg);
-    } else if (input.empty()) {
-      input = arg;
     } else {
-      args.fail("more than one input file ('" + arg + "')");
+      args.single_input(arg, input);
     }
   }
   if (input.empty()) args.fail("missing input file (keel cases FILE.jsonl [--maps maps.json])");

@@ -64,12 +64,8 @@ int cmd_disasm(const std::vector<std::string>& arguments) {
       section = args.value_of(arg);
     } else if (arg == "--function") {
       function = args.value_of(arg);
-    } else if (Args::is_option(arg)) {
-      args.unknown(arg);
-    } else if (input.empty()) {
-      input = arg;
     } else {
-      args.fail("more than one input file ('" + arg + "')");
+      args.single_input(arg, input);
     }
   }
   if (input.empty()) args.fail("missing input file (keel disasm IN.bin [--plain])");

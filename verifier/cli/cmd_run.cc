@@ -33,12 +33,8 @@ int cmd_run(const std::vector<std::string>& arguments) {
     } else if (arg == "--budget") {
       const std::string& value = args.value_of(arg);
       if (!parse_u64(value, budget) || budget == 0) args.fail("--budget wants a positive number, got '" + value + "'");
-    } else if (Args::is_option(arg)) {
-      args.unknown(arg);
-    } else if (input.empty()) {
-      input = arg;
     } else {
-      args.fail("more than one input file ('" + arg + "')");
+      args.single_input(arg, input);
     }
   }
   if (input.empty()) args.fail("missing input file (keel run IN.{bin,s} [options])");

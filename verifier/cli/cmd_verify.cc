@@ -272,12 +272,8 @@ int cmd_verify(const std::vector<std::string>& arguments) {
       options.strict_alignment = true;
     } else if (arg == "--json") {
       json_output = true;
-    } else if (Args::is_option(arg)) {
-      args.unknown(arg);
-    } else if (input.empty()) {
-      input = arg;
     } else {
-      args.fail("more than one input file ('" + arg + "')");
+      args.single_input(arg, input);
     }
   }
   if (input.empty()) args.fail("missing input file (keel verify FILE.{bin,s,o} [options])");

@@ -66,18 +66,20 @@ uint32_t class_for(size_t bytes) {
 
 }  // namespace
 
+void* StatePool::take_chunk(uint32_t c) {
+  void* memory = free_[c];
+  if (memory == nullptr) return arena_.allocate_bytes(size_t{1} << (c + kMinShift), alignof(Frame));
+  std::memcpy(&free_[c], memory, sizeof(void*));  // pop the free list
+  return memory;
+}
+
 State* StatePool::allocate(uint32_t frames, uint32_t spills) {
   const size_t bytes = state_bytes(frames, spills);
   const uint32_t c = class_for(bytes);
   if (c >= kClasses) return nullptr;
   const size_t chunk = size_t{1} << (c + kMinShift);
-  void* memory = free_[c];
-  if (memory != nullptr) {
-    std::memcpy(&free_[c], memory, sizeof(void*));
-  } else {
-    memory = arena_.allocate_bytes(chunk, alignof(Frame));
-    if (memory == nullptr) return nullptr;
-  }
+  void* memory = take_chunk(c);
+  if (memory == nullptr) return nullptr;
   State* s = static_cast<State*>(memory);
   s->chunk_class = c;
   s->frame_count = static_cast<uint16_t>(frames);
@@ -123,14 +125,8 @@ void* StatePool::allocate_raw(size_t bytes) {
   if (bytes < sizeof(void*)) bytes = sizeof(void*);
   const uint32_t c = class_for(bytes);
   if (c >= kClasses) return nullptr;
-  const size_t chunk = size_t{1} << (c + kMinShift);
-  void* memory = free_[c];
-  if (memory != nullptr) {
-    std::memcpy(&free_[c], memory, sizeof(void*));
-  } else {
-    memory = arena_.allocate_bytes(chunk, alignof(Frame));
-    if (memory == nullptr) return nullptr;
-  }
+  void* memory = take_chunk(c);
+  if (memory == nullptr) return nullptr;
   std::memset(memory, 0, bytes);
   return memory;
 }

@@ -83,6 +83,8 @@ class StatePool {
   void release_raw(void* memory, size_t bytes);
 
  private:
+  // A chunk of size class c: from the free list, else fresh from the arena.
+  void* take_chunk(uint32_t c);
   static constexpr uint32_t kClasses = 24;
   Arena& arena_;
   void* free_[kClasses] = {};
