@@ -249,6 +249,20 @@ TEST(Verify, MapKeyMustBeInitialized) {
                 unresolved_map);
 }
 
+// Linux resolves every map reference at load time, reachable or not; a
+// loader patches them all, so a dead one naming no map must not pass.
+TEST(Verify, MapReferencesInDeadCodeAreChecked) {
+  Checker c;
+  MapDescriptor array = hash_map(4, 8);
+  array.type = MapType::array;
+  c.maps = {array};
+  const std::string dead_branch = "mov %r0, 0\njeq %r0, 0, +2\n";
+  EXPECT_ACCEPT(c, dead_branch + "lddw %r1, map_value 0 + 4\nexit\n");
+  EXPECT_REJECT(c, dead_branch + "lddw %r1, map_value 7 + 0\nexit\n", unresolved_map);
+  EXPECT_REJECT(c, dead_branch + "lddw %r1, map_fd 1\nexit\n", unresolved_map);
+  EXPECT_REJECT(c, dead_branch + "lddw %r1, map_value 0 + 8\nexit\n", map_value_out_of_bounds);
+}
+
 TEST(Verify, ReadOnlyAndWriteOnlyMaps) {
   Checker c;
   MapDescriptor ro = hash_map(8, 8);

@@ -49,6 +49,10 @@ bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc);
 // false when the instruction needs the full transfer function.
 bool try_fast_alu(State& s, const Insn& insn, bool linux_rules);
 bool step_lddw(Engine& e, State& s, const Insn& insn, uint32_t pc);
+// Every map reference, reachable or not, must name a map the caller gave and
+// a value offset inside it: Linux resolves them all at load time
+// (resolve_pseudo_ldimm64), and a loader patches them all.
+bool check_map_references(Engine& e);
 
 // memory.cc: loads, stores, atomics; and the region check helper arguments use.
 bool step_load(Engine& e, State*& s, const Insn& insn, uint32_t pc);

@@ -306,19 +306,19 @@ bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc) {
   return true;
 }
 
-bool step_lddw(Engine& e, State& s, const Insn& insn, uint32_t pc) {
+bool lddw_value(Engine& e, const Insn& insn, uint32_t pc, RegState& out) {
   const int64_t next_imm = pc + 1 < e.insn_count ? e.insns[pc + 1].imm : 0;
   const uint32_t index = static_cast<uint32_t>(insn.imm);
   switch (insn.op) {
     case Op::lddw_imm64:
-      set_reg(s, insn.dst, make_scalar(Scalar::constant(static_cast<uint64_t>(insn.imm))));
+      out = make_scalar(Scalar::constant(static_cast<uint64_t>(insn.imm)));
       return true;
     case Op::lddw_map_fd:
     case Op::lddw_map_idx:
       if (e.options.maps == nullptr || index >= e.options.map_count) {
         return e.fail(pc, Reason::unresolved_map, insn.dst, Detail{.limit = index});
       }
-      set_reg(s, insn.dst, make_pointer(RegKind::map_ptr, index));
+      out = make_pointer(RegKind::map_ptr, index);
       return true;
     case Op::lddw_map_value:
     case Op::lddw_map_idx_value: {
@@ -337,13 +337,33 @@ bool step_lddw(Engine& e, State& s, const Insn& insn, uint32_t pc) {
         dd.size = 0;
         return e.fail(pc, Reason::map_value_out_of_bounds, insn.dst, dd);
       }
-      set_reg(s, insn.dst, make_pointer(RegKind::map_value, index, static_cast<int32_t>(next_imm)));
+      out = make_pointer(RegKind::map_value, index, static_cast<int32_t>(next_imm));
       return true;
     }
     default:
       // var_addr (BTF variables) and code_addr (callbacks) are not modelled.
       return e.fail(pc, Reason::unresolved_map, insn.dst);
   }
+}
+
+bool step_lddw(Engine& e, State& s, const Insn& insn, uint32_t pc) {
+  RegState value;
+  if (!lddw_value(e, insn, pc, value)) return false;
+  set_reg(s, insn.dst, value);
+  return true;
+}
+
+bool check_map_references(Engine& e) {
+  for (uint32_t pc = 0; pc < e.insn_count; ++pc) {
+    const Op op = e.insns[pc].op;
+    if (op < Op::lddw_map_fd || op > Op::lddw_map_idx_value || op == Op::lddw_var_addr ||
+        op == Op::lddw_code_addr) {
+      continue;
+    }
+    RegState ignored;
+    if (!lddw_value(e, e.insns[pc], pc, ignored)) return false;
+  }
+  return true;
 }
 
 }  // namespace keel

@@ -112,6 +112,7 @@ Verdict run(const Program& program, const ProgramType& type, const VerifyOptions
   }
   Engine e{program.insns,  program.count, type, options, cfg, pool,
            MapTable{options.maps, options.map_count}, 1, 0, stack_use, Verdict{}};
+  if (!check_map_references(e)) return e.verdict;
   State* entry = pool.allocate(1, 4);
   if (entry == nullptr) {
     verdict.reason = Reason::out_of_memory;
