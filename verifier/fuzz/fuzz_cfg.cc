@@ -64,7 +64,7 @@ void check_graph(const Program& p, const Cfg& g, const CfgOptions& options) {
     KEEL_FUZZ_CHECK(block.first == (b == 0 ? 0 : g.blocks[b - 1].last + 1));
     KEEL_FUZZ_CHECK(p.insns[block.first].op != Op::lddw_tail);
     KEEL_FUZZ_CHECK(block.function < g.function_count);
-    for (uint32_t pc = block.first; pc <= block.last; ++pc) KEEL_FUZZ_CHECK(g.block_of_pc[pc] == b);
+    for (uint32_t pc = block.first; pc <= block.last; ++pc) KEEL_FUZZ_CHECK(g.block_of(pc) == b);
     // Only the last instruction transfers control (calls return).
     for (uint32_t pc = block.first; pc < block.last; ++pc) {
       const Op op = p.insns[pc].op;
@@ -147,7 +147,7 @@ void check_graph(const Program& p, const Cfg& g, const CfgOptions& options) {
   for (uint32_t c = 0; c < g.call_count; ++c) {
     const Cfg::CallSite& call = g.calls[c];
     KEEL_FUZZ_CHECK(call.pc < p.count && p.insns[call.pc].op == Op::call_local);
-    KEEL_FUZZ_CHECK(g.block_of_pc[call.pc] == call.block && g.blocks[call.block].function == call.caller);
+    KEEL_FUZZ_CHECK(g.block_of(call.pc) == call.block && g.blocks[call.block].function == call.caller);
     KEEL_FUZZ_CHECK(call.callee < g.function_count && g.functions[call.callee].entry == target(p.insns[call.pc], call.pc));
     KEEL_FUZZ_CHECK(c == 0 || g.calls[c - 1].pc < call.pc);
   }

@@ -760,6 +760,142 @@ TEST(InterpHelper, CallxTakesTheIdFromDst) {
 
 // ---------------------------------------------------------------- local calls
 
+// ---------------------------------------------------------------- builtins (keel/isa.h)
+
+Insn addi(uint8_t dst, int32_t imm) { return ins(Op::add64_imm, dst, 0, 0, imm); }
+// r1 = r10 + dst_off, r2 = r10 + src_off (or the value `byte` for memset), r3 = n.
+std::vector<Insn> builtin_call(int32_t id, int32_t dst_off, int32_t second, bool second_is_fp, int32_t n) {
+  std::vector<Insn> p = {movr(1, 10), addi(1, dst_off)};
+  if (second_is_fp) {
+    p.push_back(movr(2, 10));
+    p.push_back(addi(2, second));
+  } else {
+    p.push_back(mov(2, second));
+  }
+  p.push_back(mov(3, n));
+  p.push_back(call(id));
+  return p;
+}
+std::vector<Insn> then(std::vector<Insn> program, std::initializer_list<Insn> more) {
+  program.insert(program.end(), more);
+  return program;
+}
+
+TEST(InterpBuiltin, MemsetMemcpyMemmoveResults) {
+  // memset(fp-16, 0x1ab, 12): the byte is r2's low 8 bits; fp-4.. untouched.
+  std::vector<Insn> p = {st(Op::stdw, 10, -8, -1)};
+  for (const Insn& i : builtin_call(kBuiltinMemset, -16, 0x1ab, false, 12)) p.push_back(i);
+  EXPECT_EQ(run_both(then(p, {ldx(Op::ldxdw, 0, 10, -8), exit_insn()})).r0, 0xffffffffababababu);
+  EXPECT_EQ(run_both(then(p, {ldx(Op::ldxdw, 0, 10, -16), exit_insn()})).r0, 0xababababababababu);
+
+  // memcpy(fp-16, fp-32, 8) copies; memmove(fp-31, fp-32, 8) overlaps.
+  const std::vector<Insn> setup = {lddw(4, 0x0807060504030201), tail(), stx(Op::stxdw, 10, 4, -32),
+                                   st(Op::stdw, 10, -24, 0), st(Op::stdw, 10, -16, 0)};
+  std::vector<Insn> copy = setup;
+  for (const Insn& i : builtin_call(kBuiltinMemcpy, -16, -32, true, 8)) copy.push_back(i);
+  EXPECT_EQ(run_both(then(copy, {ldx(Op::ldxdw, 0, 10, -16), exit_insn()})).r0, 0x0807060504030201u);
+  std::vector<Insn> move = setup;
+  for (const Insn& i : builtin_call(kBuiltinMemmove, -31, -32, true, 8)) move.push_back(i);
+  EXPECT_EQ(run_both(then(move, {ldx(Op::ldxdw, 0, 10, -32), exit_insn()})).r0, 0x0706050403020101u);
+  EXPECT_EQ(run_both(then(move, {ldx(Op::ldxb, 0, 10, -24), exit_insn()})).r0, 8u);
+  // memcpy with overlap behaves as memmove (C leaves it undefined; keel does not).
+  std::vector<Insn> overlap = setup;
+  for (const Insn& i : builtin_call(kBuiltinMemcpy, -31, -32, true, 8)) overlap.push_back(i);
+  EXPECT_EQ(run_both(then(overlap, {ldx(Op::ldxdw, 0, 10, -32), exit_insn()})).r0, 0x0706050403020101u);
+}
+
+TEST(InterpBuiltin, MemcmpReturnsMinusOneZeroOrOne) {
+  const std::vector<Insn> setup = {st(Op::stdw, 10, -16, 0x0100), st(Op::stdw, 10, -8, 0x0200)};
+  struct Case {
+    int32_t a, b, n;
+    uint64_t expected;
+  };
+  for (const Case& c : {Case{-16, -8, 8, kAllOnes}, Case{-8, -16, 8, 1}, Case{-16, -8, 1, 0},
+                        Case{-16, -16, 8, 0}, Case{-16, -8, 0, 0}}) {
+    std::vector<Insn> p = setup;
+    for (const Insn& i : builtin_call(kBuiltinMemcmp, c.a, c.b, true, c.n)) p.push_back(i);
+    EXPECT_EQ(run_both(then(p, {exit_insn()})).r0, c.expected) << c.a << " " << c.b << " " << c.n;
+  }
+}
+
+TEST(InterpBuiltin, CallxAndClobbers) {
+  // callx with a builtin id; guarded mode clobbers r0 (undefined after memset) and r1-r5.
+  std::vector<Insn> p = {movr(1, 10), addi(1, -8), mov(2, 7), mov(3, 8), lddw(7, uint64_t{kBuiltinMemset}),
+                         tail(), ins(Op::callx, 7), ldx(Op::ldxdw, 0, 10, -8), exit_insn()};
+  EXPECT_EQ(run_both(p).r0, 0x0707070707070707u);
+  Machine m;
+  EXPECT_EQ(m.run(then(builtin_call(kBuiltinMemset, -8, 0, false, 8), {exit_insn()}), RunMode::guarded).r0,
+            0xdeadbeefdeadbeefu);
+  EXPECT_EQ(m.run(then(builtin_call(kBuiltinMemset, -8, 0, false, 8), {movr(0, 3), exit_insn()}),
+                  RunMode::guarded).r0,
+            0xdeadbeefdeadbeefu);
+}
+
+TEST(InterpBuiltin, GuardedRangesTrapWithoutTouchingMemory) {
+  alignas(8) uint8_t memory[32] = {};
+  for (int i = 0; i < 32; ++i) memory[i] = static_cast<uint8_t>(i);
+  uint8_t before[32];
+  std::memcpy(before, memory, sizeof memory);
+  const uint64_t base = address_of(memory);
+  Machine m;
+  m.regions.push_back(Region{base, 16, true});        // [0, 16) writable
+  m.regions.push_back(Region{base + 16, 16, false});  // [16, 32) read-only
+  // r1 = base + d, r2 = base + s (or the byte), r3 = n.
+  auto program = [&](int32_t id, int32_t d, int32_t s_off, int32_t n) {
+    return std::vector<Insn>{lddw(1, base + static_cast<uint64_t>(d)), tail(),
+                             lddw(2, id == kBuiltinMemset ? 0x5a : base + static_cast<uint64_t>(s_off)), tail(),
+                             mov(3, n), call(id), mov(0, 0), exit_insn()};
+  };
+  struct Case {
+    int32_t id, dst, src, n;
+    bool ok;
+    int32_t fault;  // offset of the reported address
+  };
+  const Case cases[] = {
+      {kBuiltinMemset, 0, 0, 16, true, 0},     {kBuiltinMemset, 1, 0, 16, false, 1},
+      {kBuiltinMemset, 16, 0, 1, false, 16},   // read-only
+      {kBuiltinMemcpy, 0, 16, 16, true, 0},    // read from the read-only half
+      {kBuiltinMemcpy, 16, 0, 4, false, 16},   {kBuiltinMemcpy, 0, 20, 16, false, 20},
+      {kBuiltinMemmove, 0, 8, 9, false, 8},    // the source spans two regions: one must hold it all
+      {kBuiltinMemcmp, 16, 0, 16, true, 0},    // both only read
+      {kBuiltinMemcmp, 0, 24, 9, false, 24},
+      {kBuiltinMemset, 40, 0, 0, true, 0},     // empty: nothing is touched or checked
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message() << c.id << " dst+" << c.dst << " src+" << c.src << " n=" << c.n);
+    const RunResult r = m.run(program(c.id, c.dst, c.src, c.n), RunMode::guarded);
+    if (c.ok) {
+      EXPECT_EQ(r.status, RunStatus::ok);
+    } else {
+      EXPECT_EQ(r.status, RunStatus::out_of_bounds);
+      EXPECT_EQ(r.pc, 5u);
+      EXPECT_EQ(r.address, base + static_cast<uint64_t>(c.fault));
+      EXPECT_EQ(std::memcmp(before, memory, sizeof memory), 0);
+    }
+    std::memcpy(memory, before, sizeof memory);
+  }
+}
+
+TEST(InterpBuiltin, GuardedHugeAndWrappingSizesTrap) {
+  // A size beyond the stack's is not taken for "inside the stack".
+  std::vector<Insn> p = {movr(1, 10), addi(1, -8), mov(2, 0), lddw(3, uint64_t{1} << 63), tail(),
+                         call(kBuiltinMemset), exit_insn()};
+  Machine stack_only;
+  RunResult r = stack_only.run(p, RunMode::guarded);
+  EXPECT_EQ(r.status, RunStatus::out_of_bounds);
+  EXPECT_EQ(r.address, address_of(stack_only.stack.bytes) + sizeof(stack_only.stack.bytes) - 8);
+  // One byte past the top of the stack.
+  r = stack_only.run(then(builtin_call(kBuiltinMemset, -8, 0, false, 9), {exit_insn()}), RunMode::guarded);
+  EXPECT_EQ(r.status, RunStatus::out_of_bounds);
+  // A range that wraps past 2^64 is in no region.
+  Machine everything;
+  everything.regions.push_back(Region{0, kAllOnes, true});
+  r = everything.run({lddw(1, 0xfffffffffffffff0), tail(), mov(2, 0), mov(3, 0x20), call(kBuiltinMemset), exit_insn()},
+            RunMode::guarded);
+  EXPECT_EQ(r.status, RunStatus::out_of_bounds);
+  EXPECT_EQ(r.address, 0xfffffffffffffff0u);
+}
+
 TEST(InterpCall, CalleeSavedRegistersAndSeparateFrames) {
   // main: r6..r9 = 6..9; [r10-4] = 0x1234; r1 = 3; call f; r0 += r6+r7+r8+r9; r0 += [r10-4]
   // f:    r6..r9 = 0; [r10-4] = 0x5555 (its own frame); r0 = r1 * 100; exit

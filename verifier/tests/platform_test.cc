@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstring>
 
+#include "keel/isa.h"
 #include "keel/platform.h"
 #include "keel/platform_linux.h"
 
@@ -195,6 +196,110 @@ TEST(LinuxPlatform, HelpersSortedById) {
       EXPECT_LT(type.helpers[i - 1].id, type.helpers[i].id) << type.name;
     }
   }
+}
+
+// The socket types added for real-world objects: their contexts restate
+// struct bpf_sock_ops, bpf_sock and bpf_sock_addr (uapi), one keel type per
+// attach type where Linux's rules differ by it.
+TEST(LinuxPlatform, SocketContextsMatchUapi) {
+  EXPECT_EQ(type_named("sock_ops").ctx_size, sizeof(bpf_sock_ops));
+  for (const char* name : {"cgroup_sock", "cgroup_inet_sock_release", "cgroup_inet4_post_bind",
+                           "cgroup_inet6_post_bind"}) {
+    EXPECT_EQ(type_named(name).ctx_size, sizeof(bpf_sock)) << name;
+  }
+  for (const char* name : {"cgroup_inet4_bind", "cgroup_inet6_bind", "cgroup_inet4_connect",
+                           "cgroup_inet6_connect", "cgroup_udp4_sendmsg", "cgroup_udp6_sendmsg",
+                           "cgroup_udp4_recvmsg", "cgroup_udp6_recvmsg", "cgroup_inet4_getpeername",
+                           "cgroup_inet6_getpeername", "cgroup_inet4_getsockname",
+                           "cgroup_inet6_getsockname"}) {
+    EXPECT_EQ(type_named(name).ctx_size, sizeof(bpf_sock_addr)) << name;
+  }
+  const ProgramType& ops = type_named("sock_ops");
+  ASSERT_NE(field_at(ops, offsetof(bpf_sock_ops, reply)), nullptr);
+  EXPECT_EQ(field_at(ops, offsetof(bpf_sock_ops, reply))->write_sizes, 4);
+  EXPECT_EQ(field_at(ops, offsetof(bpf_sock_ops, sk_txhash))->write_sizes, 4);
+  EXPECT_EQ(field_at(ops, offsetof(bpf_sock_ops, bytes_received))->read_sizes, 8);
+  EXPECT_EQ(field_at(ops, offsetof(bpf_sock_ops, skb_data))->yields, CtxYield::packet);
+  EXPECT_EQ(field_at(ops, offsetof(bpf_sock_ops, skb_data_end))->yields, CtxYield::packet_end);
+  EXPECT_TRUE(field_at(ops, offsetof(bpf_sock_ops, skb_tcp_flags))->narrow_at_start);
+  EXPECT_EQ(field_at(ops, offsetof(bpf_sock_ops, sk)), nullptr);  // a socket pointer: not modelled
+  EXPECT_TRUE(ops.direct_packet_access);
+  EXPECT_FALSE(ops.packet_writable);
+  EXPECT_FALSE(ops.packet_helper_args);
+
+  const ProgramType& create = type_named("cgroup_sock");
+  EXPECT_EQ(field_at(create, offsetof(bpf_sock, mark))->write_sizes, 4);
+  EXPECT_EQ(field_at(create, offsetof(bpf_sock, src_ip4)), nullptr);
+  EXPECT_TRUE(field_at(create, offsetof(bpf_sock, family))->narrow_at_start);
+  EXPECT_FALSE(field_at(create, offsetof(bpf_sock, dst_ip4))->narrow_at_start);
+  EXPECT_NE(field_at(create, offsetof(bpf_sock, rx_queue_mapping)), nullptr);
+  const ProgramType& bind4 = type_named("cgroup_inet4_post_bind");
+  EXPECT_EQ(field_at(bind4, offsetof(bpf_sock, mark)), nullptr);
+  EXPECT_NE(field_at(bind4, offsetof(bpf_sock, src_ip4)), nullptr);
+  EXPECT_NE(field_at(bind4, offsetof(bpf_sock, src_port)), nullptr);
+  EXPECT_EQ(field_at(bind4, offsetof(bpf_sock, src_ip6)), nullptr);
+  EXPECT_EQ(field_at(type_named("cgroup_inet6_post_bind"), offsetof(bpf_sock, src_ip6))->size, 16);
+
+  const ProgramType& send6 = type_named("cgroup_udp6_sendmsg");
+  EXPECT_EQ(field_at(send6, offsetof(bpf_sock_addr, user_ip6))->size, 16);
+  EXPECT_EQ(field_at(send6, offsetof(bpf_sock_addr, msg_src_ip6))->size, 16);
+  EXPECT_EQ(field_at(send6, offsetof(bpf_sock_addr, user_ip4)), nullptr);
+  EXPECT_EQ(field_at(send6, offsetof(bpf_sock_addr, family))->write_sizes, 0);
+  EXPECT_EQ(field_at(send6, offsetof(bpf_sock_addr, user_port))->write_sizes, 4);
+  EXPECT_EQ(field_at(send6, offsetof(bpf_sock_addr, sk)), nullptr);
+  EXPECT_EQ(field_at(type_named("cgroup_inet4_connect"), offsetof(bpf_sock_addr, msg_src_ip4)), nullptr);
+}
+
+TEST(LinuxPlatform, SocketTypeReturnRangesAndHelpers) {
+  // check_return_code(), 6.1.
+  EXPECT_EQ(type_named("sock_ops").return_max, 1);
+  EXPECT_EQ(type_named("cgroup_sock").return_max, 1);
+  EXPECT_EQ(type_named("cgroup_inet4_bind").return_max, 3);
+  EXPECT_EQ(type_named("cgroup_udp4_recvmsg").return_min, 1);
+  EXPECT_EQ(type_named("cgroup_inet6_getsockname").return_min, 1);
+  EXPECT_EQ(type_named("cgroup_inet4_connect").return_min, 0);
+  // sock_addr_func_proto: bind at connect only; setsockopt everywhere.
+  EXPECT_NE(find_helper(type_named("cgroup_inet4_connect"), BPF_FUNC_bind), nullptr);
+  EXPECT_EQ(find_helper(type_named("cgroup_udp4_sendmsg"), BPF_FUNC_bind), nullptr);
+  EXPECT_STREQ(find_helper(type_named("cgroup_udp6_recvmsg"), BPF_FUNC_setsockopt)->proto->name,
+               "bpf_sock_addr_setsockopt_proto");
+  EXPECT_STREQ(find_helper(type_named("sock_ops"), BPF_FUNC_setsockopt)->proto->name,
+               "bpf_sock_ops_setsockopt_proto");
+  // cgroup_common_func_proto comes first: get_local_storage for every cgroup
+  // type, get_retval not where the hook fixes the return value.
+  EXPECT_NE(find_helper(type_named("cgroup_skb"), BPF_FUNC_get_local_storage), nullptr);
+  EXPECT_EQ(find_helper(type_named("cgroup_skb"), BPF_FUNC_get_retval), nullptr);
+  EXPECT_EQ(find_helper(type_named("sock_ops"), BPF_FUNC_get_retval), nullptr);
+  EXPECT_NE(find_helper(type_named("cgroup_sock"), BPF_FUNC_get_retval), nullptr);
+  EXPECT_EQ(find_helper(type_named("cgroup_inet4_getpeername"), BPF_FUNC_set_retval), nullptr);
+  EXPECT_EQ(find_helper(type_named("cgroup_inet4_getpeername"), BPF_FUNC_get_current_pid_tgid)->gate,
+            HelperGate::anyone);  // cgroup_current_func_proto
+  EXPECT_EQ(find_helper(type_named("sock_ops"), BPF_FUNC_get_current_pid_tgid), nullptr);
+  EXPECT_EQ(find_helper(type_named("cgroup_skb"), BPF_FUNC_get_local_storage)->proto->ret, RetKind::map_value);
+}
+
+// keel's compiler builtins (keel/isa.h, ADR 0011): every type offers them,
+// a type without helpers too, and no id next to them.
+TEST(Platform, BuiltinsInEveryType) {
+  CtxField field;
+  const ProgramType bare = make_conformance_type(16, nullptr, 0, field);
+  for (const ProgramType* type : {&bare, &type_named("xdp"), &type_named("kprobe")}) {
+    for (int32_t id = kBuiltinMemset; id <= kBuiltinMemcmp; ++id) {
+      const HelperSlot* slot = find_helper(*type, id);
+      ASSERT_NE(slot, nullptr) << type->name << " " << id;
+      EXPECT_EQ(slot->id, id);
+      EXPECT_STREQ(slot->proto->name, builtin_name(static_cast<uint64_t>(id)));
+      EXPECT_EQ(slot->gate, HelperGate::anyone);
+    }
+    EXPECT_EQ(find_helper(*type, kBuiltinMemset - 1), nullptr);
+    EXPECT_EQ(find_helper(*type, kBuiltinMemcmp + 1), nullptr);
+  }
+  EXPECT_EQ(find_helper(bare, kBuiltinMemcmp)->proto->ret, RetKind::integer);
+  EXPECT_EQ(find_helper(bare, kBuiltinMemset)->proto->ret, RetKind::none);
+  EXPECT_EQ(builtin_id("memmove", SIZE_MAX), kBuiltinMemmove);
+  EXPECT_EQ(builtin_id("memcpyx", 6), kBuiltinMemcpy);
+  EXPECT_EQ(builtin_id("memcpyx", SIZE_MAX), 0);
+  EXPECT_EQ(builtin_id("bcmp", SIZE_MAX), 0);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // values built from boundary constants (0, 2^31, 2^32, 2^63, ...) and tnums,
 // checked at sampled members; the reduction's invariants; and exact bounds
 // for the idioms the verifier must accept as Linux does.
+#include "concrete_ops.h"
 #include "domain/scalar.h"
 
 #include <gtest/gtest.h>
@@ -24,99 +25,10 @@ constexpr uint64_t kSign = uint64_t{1} << 63;
 int64_t s64(uint64_t x) { return static_cast<int64_t>(x); }
 uint64_t u64(int64_t x) { return static_cast<uint64_t>(x); }
 
-uint64_t concrete64(AluOp op, uint64_t a, uint64_t b) {
-  switch (op) {
-    case AluOp::add: return a + b;
-    case AluOp::sub: return a - b;
-    case AluOp::mul: return a * b;
-    case AluOp::div: return b == 0 ? 0 : a / b;
-    case AluOp::sdiv:
-      if (b == 0) return 0;
-      if (a == kSign && b == kMax) return kSign;
-      return u64(s64(a) / s64(b));
-    case AluOp::mod: return b == 0 ? a : a % b;
-    case AluOp::smod:
-      if (b == 0) return a;
-      if (a == kSign && b == kMax) return 0;
-      return u64(s64(a) % s64(b));
-    case AluOp::bit_and: return a & b;
-    case AluOp::bit_or: return a | b;
-    case AluOp::bit_xor: return a ^ b;
-    case AluOp::lsh: return a << (b & 63);
-    case AluOp::rsh: return a >> (b & 63);
-    case AluOp::arsh: return u64(s64(a) >> (b & 63));
-    case AluOp::mov: return b;
-  }
-  return 0;
-}
-
-uint64_t concrete32(AluOp op, uint64_t a64, uint64_t b64) {
-  const auto a = static_cast<uint32_t>(a64), b = static_cast<uint32_t>(b64);
-  const auto sa = static_cast<int32_t>(a), sb = static_cast<int32_t>(b);
-  uint32_t r = 0;
-  switch (op) {
-    case AluOp::add: r = a + b; break;
-    case AluOp::sub: r = a - b; break;
-    case AluOp::mul: r = a * b; break;
-    case AluOp::div: r = b == 0 ? 0 : a / b; break;
-    case AluOp::sdiv:
-      r = b == 0 ? 0 : (sa == INT32_MIN && sb == -1) ? a : static_cast<uint32_t>(sa / sb);
-      break;
-    case AluOp::mod: r = b == 0 ? a : a % b; break;
-    case AluOp::smod:
-      r = b == 0 ? a : (sa == INT32_MIN && sb == -1) ? 0 : static_cast<uint32_t>(sa % sb);
-      break;
-    case AluOp::bit_and: r = a & b; break;
-    case AluOp::bit_or: r = a | b; break;
-    case AluOp::bit_xor: r = a ^ b; break;
-    case AluOp::lsh: r = a << (b & 31); break;
-    case AluOp::rsh: r = a >> (b & 31); break;
-    case AluOp::arsh: r = static_cast<uint32_t>(sa >> (b & 31)); break;
-    case AluOp::mov: r = b; break;
-  }
-  return r;  // zero-extended
-}
-
-uint64_t concrete(AluOp op, Width w, uint64_t a, uint64_t b) {
-  return w == Width::w64 ? concrete64(op, a, b) : concrete32(op, a, b);
-}
-
-bool concrete_jmp(JmpOp op, Width w, uint64_t a, uint64_t b) {
-  if (w == Width::w32) {
-    a &= 0xffffffff;
-    b &= 0xffffffff;
-  }
-  const int64_t sa = w == Width::w64 ? s64(a) : static_cast<int32_t>(static_cast<uint32_t>(a));
-  const int64_t sb = w == Width::w64 ? s64(b) : static_cast<int32_t>(static_cast<uint32_t>(b));
-  switch (op) {
-    case JmpOp::jeq: return a == b;
-    case JmpOp::jne: return a != b;
-    case JmpOp::jgt: return a > b;
-    case JmpOp::jge: return a >= b;
-    case JmpOp::jlt: return a < b;
-    case JmpOp::jle: return a <= b;
-    case JmpOp::jsgt: return sa > sb;
-    case JmpOp::jsge: return sa >= sb;
-    case JmpOp::jslt: return sa < sb;
-    case JmpOp::jsle: return sa <= sb;
-    case JmpOp::jset: return (a & b) != 0;
-  }
-  return false;
-}
-
-uint64_t sext(uint64_t x, unsigned bits) {
-  switch (bits) {
-    case 8: return u64(static_cast<int8_t>(x));
-    case 16: return u64(static_cast<int16_t>(x));
-    default: return u64(static_cast<int32_t>(x));
-  }
-}
-
-uint64_t bswap_ref(uint64_t x, unsigned bits) {
-  uint64_t out = 0;
-  for (unsigned i = 0; i < bits / 8; ++i) out |= ((x >> (8 * i)) & 0xff) << (bits - 8 - 8 * i);
-  return out;
-}
+using testing::alu_ref;
+using testing::bswap_ref;
+using testing::jmp_ref;
+using testing::sext_ref;
 
 const AluOp kBinaryOps[] = {AluOp::add,     AluOp::sub,    AluOp::mul,     AluOp::div,  AluOp::sdiv,
                             AluOp::mod,     AluOp::smod,   AluOp::bit_and, AluOp::bit_or,
@@ -269,7 +181,7 @@ void check_binary(const std::vector<Scalar>& as, const std::vector<Scalar>& bs, 
           ASSERT_TRUE(is_reduced(r)) << show(r);
           for (uint64_t x : xs) {
             for (uint64_t y : ys) {
-              const uint64_t z = concrete(ops[i], w, x, y);
+              const uint64_t z = alu_ref(ops[i], w, x, y);
               ASSERT_TRUE(r.contains(z)) << "op " << int(ops[i]) << (w == Width::w32 ? " w32 " : " w64 ") << show(a)
                                          << " " << show(b) << " x=" << x << " y=" << y << " z=" << z << " -> "
                                          << show(r);
@@ -314,11 +226,11 @@ TEST(Scalar, UnaryOpsSound) {
     const Case cases[] = {
         {neg(Width::w64, a), [](uint64_t x) { return 0 - x; }},
         {neg(Width::w32, a), [](uint64_t x) { return uint64_t{static_cast<uint32_t>(0 - x)}; }},
-        {movsx(Width::w64, 8, a), [](uint64_t x) { return sext(x, 8); }},
-        {movsx(Width::w64, 16, a), [](uint64_t x) { return sext(x, 16); }},
-        {movsx(Width::w64, 32, a), [](uint64_t x) { return sext(x, 32); }},
-        {movsx(Width::w32, 8, a), [](uint64_t x) { return sext(x, 8) & 0xffffffff; }},
-        {movsx(Width::w32, 16, a), [](uint64_t x) { return sext(x, 16) & 0xffffffff; }},
+        {movsx(Width::w64, 8, a), [](uint64_t x) { return sext_ref(x, 8); }},
+        {movsx(Width::w64, 16, a), [](uint64_t x) { return sext_ref(x, 16); }},
+        {movsx(Width::w64, 32, a), [](uint64_t x) { return sext_ref(x, 32); }},
+        {movsx(Width::w32, 8, a), [](uint64_t x) { return sext_ref(x, 8) & 0xffffffff; }},
+        {movsx(Width::w32, 16, a), [](uint64_t x) { return sext_ref(x, 16) & 0xffffffff; }},
         {zext32(a), [](uint64_t x) { return x & 0xffffffff; }},
         {to_le(16, a), [](uint64_t x) { return x & 0xffff; }},
         {to_le(32, a), [](uint64_t x) { return x & 0xffffffff; }},
@@ -359,7 +271,7 @@ TEST(Scalar, BranchRefinementAndEvaluateSound) {
           }
           for (uint64_t x : xs) {
             for (uint64_t y : ys) {
-              const bool holds = concrete_jmp(op, w, x, y);
+              const bool holds = jmp_ref(op, w, x, y);
               const bool ok = holds ? can_take && ta.contains(x) && tb.contains(y)
                                     : can_fall && fa.contains(x) && fb.contains(y);
               ASSERT_TRUE(ok) << "jmp " << int(op) << (w == Width::w32 ? " w32 " : " w64 ") << show(a) << " "
@@ -454,7 +366,7 @@ TEST(Scalar, RandomSoundness) {
         const Scalar r = alu(op, w, a, b);
         for (int j = 0; j < 4; ++j) {
           const uint64_t x = rng.member(a), y = rng.member(b);
-          ASSERT_TRUE(r.contains(concrete(op, w, x, y)))
+          ASSERT_TRUE(r.contains(alu_ref(op, w, x, y)))
               << "op " << int(op) << " " << show(a) << " " << show(b) << " x=" << x << " y=" << y;
         }
       }
@@ -464,7 +376,7 @@ TEST(Scalar, RandomSoundness) {
         const bool can_fall = refine(op, w, false, fa, fb);
         for (int j = 0; j < 4; ++j) {
           const uint64_t x = rng.member(a), y = rng.member(b);
-          const bool ok = concrete_jmp(op, w, x, y) ? can_take && ta.contains(x) && tb.contains(y)
+          const bool ok = jmp_ref(op, w, x, y) ? can_take && ta.contains(x) && tb.contains(y)
                                                     : can_fall && fa.contains(x) && fb.contains(y);
           ASSERT_TRUE(ok) << "jmp " << int(op) << " " << show(a) << " " << show(b) << " x=" << x << " y=" << y;
         }
@@ -477,7 +389,7 @@ TEST(Scalar, RandomSoundness) {
         const Scalar r = alu(op, w, a, k);
         for (int j = 0; j < 4; ++j) {
           const uint64_t x = rng.member(a), y = rng.member(k);
-          ASSERT_TRUE(r.contains(concrete(op, w, x, y))) << show(a) << " " << show(k);
+          ASSERT_TRUE(r.contains(alu_ref(op, w, x, y))) << show(a) << " " << show(k);
         }
       }
     }
@@ -1218,7 +1130,7 @@ TEST(ScalarFastPath, ConstantFoldingMatchesTransferFunctions) {
           const Scalar folded = alu(op, w, a, b);
           ASSERT_EQ(folded, alu_full(op, w, a, b)) << "op " << int(op) << " x=" << x << " y=" << y;
           if (op != AluOp::mod && op != AluOp::smod) {
-            ASSERT_EQ(folded, Scalar::constant(concrete(op, w, x, y))) << "op " << int(op) << " x=" << x << " y=" << y;
+            ASSERT_EQ(folded, Scalar::constant(alu_ref(op, w, x, y))) << "op " << int(op) << " x=" << x << " y=" << y;
           }
         }
       }

@@ -367,6 +367,23 @@ TEST(TextDisassemble, CanonicalText) {
   EXPECT_EQ(disassemble_words({enc(LD | DW, 1, 1, 0, 3), enc(0, 0, 0, 0, 0)}), "lddw %r1, map_fd 3");
 }
 
+// keel's compiler builtins (isa.h) print and assemble by name.
+TEST(TextDisassemble, BuiltinCallsByName) {
+  const char* names[] = {"memset", "memcpy", "memmove", "memcmp"};
+  for (int32_t id = kBuiltinMemset; id <= kBuiltinMemcmp; ++id) {
+    const std::string text = std::string("call ") + names[id - kBuiltinMemset];
+    EXPECT_EQ(disassemble_words({enc(JMP | CALL, 0, 0, 0, id)}), text);
+    EXPECT_EQ(words_of(text), (std::vector<uint64_t>{enc(JMP | CALL, 0, 0, 0, id)}));
+    EXPECT_TRUE(round_trips(to_bytes({enc(JMP | CALL, 0, 0, 0, id)})));
+  }
+  // Ids next to the range stay numbers; a local call is never a builtin.
+  EXPECT_EQ(disassemble_words({enc(JMP | CALL, 0, 0, 0, kBuiltinMemcmp + 1)}), "call 0x10004");
+  EXPECT_EQ(disassemble_words({enc(JMP | CALL, 0, 1, 0, kBuiltinMemset)}), "call local +65536");
+  const Assembled bad = assemble_text("call memsett\n");
+  EXPECT_EQ(bad.result.error, AsmError::bad_operand);
+  EXPECT_EQ(bad.result.column, 6u);
+}
+
 TEST(TextDisassemble, NonCanonicalSlotsPrintRaw) {
   const uint64_t invalid[] = {
       enc(0xff, 0, 0, 0, 0),                    // unknown opcode

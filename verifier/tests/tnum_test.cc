@@ -2,6 +2,7 @@
 // tnums (every combination of 0 / 1 / unknown in a few bit positions), with
 // every concrete member checked against the abstract result, plus random
 // 64-bit tnums.
+#include "concrete_ops.h"
 #include "domain/tnum.h"
 
 #include <gtest/gtest.h>
@@ -161,19 +162,8 @@ TEST(Tnum, ShiftsByTnumMaskAmountAndAreSound) {
   }
 }
 
-uint64_t sext_to64(uint64_t x, unsigned bits) {
-  switch (bits) {
-    case 8: return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int8_t>(x)));
-    case 16: return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int16_t>(x)));
-    default: return static_cast<uint64_t>(static_cast<int64_t>(static_cast<int32_t>(x)));
-  }
-}
-
-uint64_t bswap_ref(uint64_t x, unsigned bits) {
-  uint64_t out = 0;
-  for (unsigned i = 0; i < bits / 8; ++i) out |= ((x >> (8 * i)) & 0xff) << (bits - 8 - 8 * i);
-  return out;
-}
+using testing::bswap_ref;
+using testing::sext_ref;
 
 TEST(Tnum, UnaryOpsExact) {
   // Trits around every sign bit the casts look at.
@@ -184,11 +174,11 @@ TEST(Tnum, UnaryOpsExact) {
     for (uint64_t x : ma) {
       c32.push_back(x & 0xffffffff);
       neg.push_back(0 - x);
-      s8.push_back(sext_to64(x, 8));
-      s16.push_back(sext_to64(x, 16));
-      s32.push_back(sext_to64(x, 32));
-      s32_8.push_back(sext_to64(x, 8) & 0xffffffff);
-      s32_16.push_back(sext_to64(x, 16) & 0xffffffff);
+      s8.push_back(sext_ref(x, 8));
+      s16.push_back(sext_ref(x, 16));
+      s32.push_back(sext_ref(x, 32));
+      s32_8.push_back(sext_ref(x, 8) & 0xffffffff);
+      s32_16.push_back(sext_ref(x, 16) & 0xffffffff);
       b16.push_back(bswap_ref(x, 16));
       b32.push_back(bswap_ref(x, 32));
       b64.push_back(bswap_ref(x, 64));
@@ -331,9 +321,9 @@ TEST(Tnum, RandomSoundness64) {
       ASSERT_TRUE(r[9].contains(x) && r[9].contains(y));
       ASSERT_TRUE(tnum::neg(a).contains(0 - x));
       ASSERT_TRUE(tnum::cast32(a).contains(x & 0xffffffff));
-      ASSERT_TRUE(tnum::sext(a, 8).contains(sext_to64(x, 8)));
-      ASSERT_TRUE(tnum::sext(a, 16).contains(sext_to64(x, 16)));
-      ASSERT_TRUE(tnum::sext(a, 32).contains(sext_to64(x, 32)));
+      ASSERT_TRUE(tnum::sext(a, 8).contains(sext_ref(x, 8)));
+      ASSERT_TRUE(tnum::sext(a, 16).contains(sext_ref(x, 16)));
+      ASSERT_TRUE(tnum::sext(a, 32).contains(sext_ref(x, 32)));
       ASSERT_TRUE(tnum::bswap(a, 64).contains(bswap_ref(x, 64)));
       const unsigned c = static_cast<unsigned>(rng.next() % 70);
       ASSERT_TRUE(tnum::lsh(a, c).contains(c >= 64 ? 0 : x << c));

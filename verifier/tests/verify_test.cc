@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "keel/decode.h"
+#include "verify_checker.h"
 #include "keel/interp.h"
 #include "keel/platform_linux.h"
 #include "keel/text.h"
@@ -26,44 +28,9 @@
 namespace keel {
 namespace {
 
-std::vector<uint8_t> assemble_or_die(const std::string& text) {
-  std::vector<uint8_t> bytes((text.size() + 2) * 8 * 2);
-  const AsmResult r = assemble(text.data(), text.size(), bytes.data(), bytes.size() / 8);
-  EXPECT_TRUE(r.ok()) << asm_error_name(r.error) << " line " << r.line << "\n" << text;
-  bytes.resize(r.slots * 8);
-  return bytes;
-}
-
-const ProgramType& linux_type(const char* name) {
-  const ProgramType* t = find_program_type(linux_platform(), name);
-  EXPECT_NE(t, nullptr) << name;
-  return *t;
-}
-
-struct Checker {
-  std::vector<uint8_t> memory = std::vector<uint8_t>(size_t{8} << 20);
-  std::vector<MapDescriptor> maps;
-  VerifyOptions options;
-  Program program;
-  std::string text;
-
-  Verdict run(const std::string& source, const ProgramType& type) {
-    const std::vector<uint8_t> bytes = assemble_or_die(source);
-    Arena arena(memory.data(), memory.size());
-    const DecodeResult d = decode(bytes.data(), bytes.size(), DecodeOptions{}, arena, program);
-    EXPECT_TRUE(d.ok()) << decode_error_name(d.error) << " at " << d.pc;
-    options.maps = maps.data();
-    options.map_count = static_cast<uint32_t>(maps.size());
-    const Verdict v = verify(program, type, options, arena);
-    char buffer[256];
-    describe(v, buffer, sizeof(buffer));
-    text = buffer;
-    return v;
-  }
-  Verdict run(const std::string& source, const char* type = "socket_filter") {
-    return run(source, linux_type(type));
-  }
-};
+using testing::Checker;
+using testing::assemble_or_die;
+using testing::linux_type;
 
 MapDescriptor hash_map(uint32_t key, uint32_t value) {
   MapDescriptor m;
@@ -73,17 +40,6 @@ MapDescriptor hash_map(uint32_t key, uint32_t value) {
   m.max_entries = 16;
   return m;
 }
-
-#define EXPECT_ACCEPT(c, src, ...)                               \
-  do {                                                           \
-    const Verdict v_ = (c).run(src, ##__VA_ARGS__);              \
-    EXPECT_TRUE(v_.ok()) << (c).text << "\n" << (src);           \
-  } while (0)
-#define EXPECT_REJECT(c, src, why, ...)                          \
-  do {                                                           \
-    const Verdict v_ = (c).run(src, ##__VA_ARGS__);              \
-    EXPECT_EQ(v_.reason, Reason::why) << (c).text << "\n" << (src); \
-  } while (0)
 
 // ---- Registers, ALU, exit ---------------------------------------------------
 
@@ -356,6 +312,119 @@ TEST(Verify, HelperChangingPacketInvalidatesPointers) {
   EXPECT_REJECT(c, src, scalar_dereference, "xdp");
 }
 
+// ---- Compiler builtins (keel/isa.h, ADR 0011) --------------------------------------------
+
+std::string fp_reg(int reg, int offset) {
+  return "mov %r" + std::to_string(reg) + ", %r10\nadd %r" + std::to_string(reg) + ", " +
+         std::to_string(offset) + "\n";
+}
+// memset(fp-16, byte, n), then `tail`.
+std::string memset16(const std::string& byte, const std::string& n, const std::string& tail) {
+  return fp_reg(1, -16) + "mov %r2, " + byte + "\nmov %r3, " + n + "\ncall memset\n" + tail;
+}
+// memcpy-like `name`(fp-16, fp-32, n) after `setup`, then `tail`.
+std::string copy16(const char* name, const std::string& setup, const std::string& n, const std::string& tail) {
+  return setup + fp_reg(1, -16) + fp_reg(2, -32) + "mov %r3, " + n + "\ncall " + name + "\n" + tail;
+}
+const char* kInit32 = "stdw [%r10-32], 0\nstdw [%r10-24], 0\n";
+const char* kReturn0 = "mov %r0, 0\nexit\n";
+
+TEST(Verify, BuiltinsAreOfferedToEveryType) {
+  const Platform& linux = linux_platform();
+  for (uint32_t i = 0; i < linux.type_count; ++i) {
+    const ProgramType& type = linux.types[i];
+    const int64_t r0 = std::max(type.return_min, std::min<int64_t>(0, type.return_max));
+    Checker c;
+    EXPECT_ACCEPT(c, memset16("0", "16", "mov %r0, " + std::to_string(r0) + "\nexit\n"), type);
+  }
+}
+
+TEST(Verify, MemsetBoundsAndStackState) {
+  Checker c;
+  // Zeros stay known zeros: cgroup_skb may return only 0 or 1.
+  EXPECT_ACCEPT(c, memset16("0", "16", "ldxdw %r0, [%r10-8]\nexit\n"), "cgroup_skb");
+  EXPECT_ACCEPT(c, memset16("0x100", "16", "ldxdw %r0, [%r10-8]\nexit\n"), "cgroup_skb");  // byte 0
+  EXPECT_REJECT(c, memset16("1", "16", "ldxdw %r0, [%r10-8]\nexit\n"), bad_return_value, "cgroup_skb");
+  EXPECT_REJECT(c, memset16("0", "17", kReturn0), stack_out_of_bounds);
+  EXPECT_REJECT(c, memset16("0", "16", "exit\n"), uninit_register);  // r0 is unset
+  EXPECT_REJECT(c, memset16("0", "16", "mov %r0, %r1\nexit\n"), uninit_register);  // r1-r5 clobbered
+  // The value of a pointer's low byte would leak it.
+  EXPECT_ACCEPT(c, memset16("%r10", "16", kReturn0));
+  c.options.privileged = false;
+  EXPECT_REJECT(c, memset16("%r10", "16", kReturn0), pointer_leak);
+  EXPECT_ACCEPT(c, memset16("7", "16", kReturn0));
+}
+
+TEST(Verify, BuiltinSizeIsTheThirdArgument) {
+  Checker c;
+  const std::string len = "ldxw %r3, [%r1+0]\n";  // skb->len: unknown
+  EXPECT_ACCEPT(c, len + "and %r3, 15\n" + fp_reg(1, -16) + "mov %r2, 0\ncall memset\n" + kReturn0);
+  EXPECT_REJECT(c, len + "and %r3, 31\n" + fp_reg(1, -16) + "mov %r2, 0\ncall memset\n" + kReturn0,
+                stack_out_of_bounds);
+  EXPECT_REJECT(c, len + fp_reg(1, -16) + "mov %r2, 0\ncall memset\n" + kReturn0, helper_argument);
+  EXPECT_REJECT(c, fp_reg(1, -16) + "mov %r2, 0\nmov %r3, %r10\ncall memset\n" + kReturn0, helper_argument);
+  EXPECT_REJECT(c, fp_reg(1, -16) + "mov %r2, 0\nmov %r3, -1\ncall memset\n" + kReturn0, helper_argument);
+  // n in [8, 15]: only the first 8 bytes are surely written.
+  const std::string eight_or_more = len + "and %r3, 7\nadd %r3, 8\n" + fp_reg(1, -16) + "mov %r2, 0\ncall memset\n";
+  EXPECT_ACCEPT(c, eight_or_more + "ldxdw %r0, [%r10-16]\nexit\n");
+  EXPECT_REJECT(c, eight_or_more + "ldxdw %r0, [%r10-8]\nexit\n", uninit_stack);
+}
+
+TEST(Verify, MemcpyAndMemmoveNeedInitializedSource) {
+  Checker c;
+  for (const char* name : {"memcpy", "memmove"}) {
+    EXPECT_ACCEPT(c, copy16(name, kInit32, "16", "ldxdw %r0, [%r10-8]\nexit\n"));
+    EXPECT_REJECT(c, copy16(name, "stdw [%r10-32], 0\n", "16", kReturn0), uninit_stack);
+    EXPECT_REJECT(c, copy16(name, std::string(kInit32) + "stdw [%r10-16], 0\n", "17", kReturn0),
+                  stack_out_of_bounds);
+    // Source and destination overlap: the source is checked before the
+    // destination counts as written.
+    EXPECT_REJECT(c, fp_reg(1, -16) + fp_reg(2, -16) + "mov %r3, 16\ncall " + name + "\n" + kReturn0,
+                  uninit_stack);
+  }
+  // The context is not memory a builtin may take.
+  EXPECT_REJECT(c, std::string(kInit32) + fp_reg(2, -32) + "mov %r3, 4\ncall memcpy\n" + kReturn0,
+                helper_argument);  // r1 is still the context
+}
+
+TEST(Verify, BuiltinsOnMapValues) {
+  Checker c;
+  MapDescriptor array = hash_map(8, 16);
+  c.maps = {array};
+  const std::string lookup =
+      std::string(kInit32) + "stdw [%r10-16], 0\n" + kLookup + "jeq %r0, 0, +5\nmov %r1, %r0\n" + fp_reg(2, -32);
+  EXPECT_ACCEPT(c, lookup + "mov %r3, 16\ncall memcpy\n" + kReturn0);
+  EXPECT_REJECT(c, lookup + "mov %r3, 17\ncall memcpy\n" + kReturn0, map_value_out_of_bounds);
+  c.maps[0].read_only = true;  // .rodata, BPF_F_RDONLY_PROG
+  EXPECT_REJECT(c, lookup + "mov %r3, 16\ncall memcpy\n" + kReturn0, read_only_write);
+  // Reading a read-only value is fine: it is the source here.
+  EXPECT_ACCEPT(c, std::string(kInit32) + kLookup + "jeq %r0, 0, +5\nmov %r2, %r0\n" + fp_reg(1, -32) +
+                       "mov %r3, 16\ncall memcpy\n" + kReturn0);
+}
+
+TEST(Verify, MemcmpReadsBothAndReturnsTheOrder) {
+  Checker c;
+  // r0 is -1, 0 or 1: the dereference of a larger r0 is dead code.
+  const std::string cmp = copy16("memcmp", std::string(kInit32) + "stdw [%r10-16], 0\nstdw [%r10-8], 0\n", "16",
+                                 "jsle %r0, 1, +1\nldxdw %r0, [%r0+0]\n" + std::string(kReturn0));
+  EXPECT_ACCEPT(c, cmp);
+  EXPECT_REJECT(c, copy16("memcmp", kInit32, "16", kReturn0), uninit_stack);  // fp-16 never written
+}
+
+TEST(Verify, BuiltinsOnPackets) {
+  Checker c;
+  const std::string check = std::string(kXdpHead) + "jgt %r4, %r3, +4\n";
+  EXPECT_ACCEPT(c, check + fp_reg(1, -16) + "mov %r3, 14\ncall memcpy\n" + kReturn0, "xdp");
+  EXPECT_REJECT(c, check + fp_reg(1, -16) + "mov %r3, 15\ncall memcpy\n" + kReturn0, packet_out_of_bounds,
+                "xdp");
+  EXPECT_ACCEPT(c, check + "mov %r1, %r2\nmov %r2, 0\nmov %r3, 14\ncall memset\n" + kReturn0, "xdp");
+  // cgroup_skb may read the packet but not write it.
+  const std::string skb = "ldxw %r2, [%r1+76]\nldxw %r3, [%r1+80]\nmov %r4, %r2\nadd %r4, 14\n"
+                          "jgt %r4, %r3, +4\nmov %r1, %r2\nmov %r2, 0\nmov %r3, 14\ncall memset\n" +
+                          std::string(kReturn0);
+  EXPECT_REJECT(c, skb, read_only_write, "cgroup_skb");
+}
+
 // ---- Legacy packet loads ------------------------------------------------------------------
 
 TEST(Verify, LegacyPacketLoads) {
@@ -516,6 +585,61 @@ TEST(Verify, DescribeStateAtFailingPc) {
   EXPECT_STREQ(buffer, "unreached");
 }
 
+// ---- Constant runs (analysis/constants.h) ---------------------------------------------------
+
+// describe_state() at `pc` of c's last program.
+std::string state_at(Checker& c, uint32_t pc) {
+  std::vector<uint8_t> memory(size_t{1} << 20);
+  Arena arena(memory.data(), memory.size());
+  char buffer[1024];
+  describe_state(c.program, linux_type("socket_filter"), c.options, arena, pc, buffer, sizeof(buffer));
+  return buffer;
+}
+
+TEST(Verify, FoldedConstantsAreSeenInsideTheRun) {
+  // One run of foldable instructions: a state captured inside it (the run
+  // stops there) holds the values folded so far, as full scalars.
+  Checker c;
+  ASSERT_TRUE(c.run("mov %r1, 5\nadd %r1, 3\nlsh %r1, 2\nmov32 %r2, -1\nxor %r1, %r2\nmov %r0, 0\nexit\n").ok())
+      << c.text;
+  EXPECT_NE(state_at(c, 2).find("r1=scalar(8)"), std::string::npos) << state_at(c, 2);
+  EXPECT_NE(state_at(c, 3).find("r1=scalar(32)"), std::string::npos) << state_at(c, 3);
+  const std::string end = state_at(c, 6);
+  EXPECT_NE(end.find("r1=scalar(4294967263) r2=scalar(4294967295)"), std::string::npos) << end;
+}
+
+TEST(Verify, FoldedConstantsAreWrittenBackBeforeOtherInstructions) {
+  Checker c;
+  // The branch reads r1 = 8: the taken side (a load through a scalar) is
+  // ruled out, so the program is safe only if the folded value is there.
+  EXPECT_ACCEPT(c, "mov %r0, 0\nmov %r1, 1\nlsh %r1, 3\njne %r1, 8, +2\nmov %r0, 1\nexit\nldxw %r0, [%r0+0]\nexit\n");
+  EXPECT_REJECT(c, "mov %r0, 0\nmov %r1, 1\nlsh %r1, 2\njne %r1, 8, +2\nmov %r0, 1\nexit\nldxw %r0, [%r0+0]\nexit\n",
+                scalar_dereference);
+  // A folded immediate replaces a pointer (r1, the context) with a scalar,
+  // which an unprivileged program may return.
+  c.options.privileged = false;
+  EXPECT_ACCEPT(c, "mov %r1, 7\nadd %r1, 1\nmov %r0, %r1\nexit\n");
+  EXPECT_REJECT(c, "add %r1, 1\nmov %r0, %r1\nexit\n", pointer_leak);
+  // A fold writes a value of its own: r1 no longer shares r2's id, so the
+  // comparison of r2 refines r2 only.
+  c.options.privileged = true;
+  ASSERT_TRUE(
+      c.run("ldxw %r1, [%r1+0]\nmov %r2, %r1\nmov %r1, 3\nadd %r1, 1\nmov %r0, 0\njgt %r2, 10, +1\nmov %r0, 1\nexit\n")
+          .ok())
+      << c.text;
+  const std::string state = state_at(c, 6);
+  EXPECT_NE(state.find("r1=scalar(4) r2=scalar[0,10]"), std::string::npos) << state;
+}
+
+TEST(Verify, ShiftsAreCheckedBeforeFoldingUnderLinuxRules) {
+  Checker c;
+  EXPECT_ACCEPT(c, "mov %r0, 1\nlsh %r0, 63\nrsh %r0, 63\nexit\n");
+  c.options.linux_rules = true;
+  EXPECT_ACCEPT(c, "mov %r0, 1\nlsh %r0, 63\nrsh %r0, 63\nexit\n");
+  EXPECT_REJECT(c, "mov %r0, 1\nrsh %r0, 64\nexit\n", unsupported_instruction);
+  EXPECT_REJECT(c, "mov32 %r0, 1\nlsh32 %r0, 32\nexit\n", unsupported_instruction);
+}
+
 // ---- Arena exhaustion and the cost bound ---------------------------------------------------
 
 std::string straight_line(size_t n) {
@@ -665,6 +789,10 @@ TEST(Verify, AcceptedProgramsDoNotTrap) {
       "mov %r3, %r10\nadd %r3, -16\nadd %r3, %r2\nldxdw %r0, [%r3]\nexit\n",
       "mov %r1, %r10\nadd %r1, -8\ncall local f\nldxdw %r0, [%r10-8]\nexit\n"
       "f:\nstdw [%r1+0], 3\nmov %r0, 0\nexit\n",
+      // Builtins with a size from the context (ADR 0011).
+      "mov %r6, %r1\nldxw %r3, [%r6+0]\nand %r3, 15\nmov %r1, %r10\nadd %r1, -16\nmov %r2, 0\ncall memset\n"
+      "stdw [%r10-32], 1\nstdw [%r10-24], 2\nldxw %r3, [%r6+0]\nand %r3, 16\nmov %r1, %r10\n"
+      "add %r1, -16\nmov %r2, %r10\nadd %r2, -32\ncall memcpy\nmov %r0, 0\nexit\n",
   };
   std::vector<uint8_t> ctx(192, 0);
   for (uint32_t len : {0u, 7u, 8u, 200u}) {

@@ -19,7 +19,28 @@ class Arena {
     return static_cast<T*>(allocate_bytes(count * sizeof(T), alignof(T)));
   }
 
-  [[nodiscard]] void* allocate_bytes(size_t bytes, size_t alignment);
+  [[nodiscard]] void* allocate_bytes(size_t bytes, size_t alignment) {
+    void* result = take(bytes, alignment);
+    if (result == nullptr) return nullptr;
+    // Most blocks are small: when the arena has room past one, clearing a
+    // fixed 64 bytes (a few stores, inline) is cheaper than calling memset.
+    // The bytes past the block are free, so clearing them changes nothing.
+    if (bytes <= kSmall && size_ - used_ >= kSmall - bytes) {
+      __builtin_memset(result, 0, kSmall);
+    } else {
+      clear(result, bytes);
+    }
+    return result;
+  }
+
+  // As allocate(), but the storage is left as it was: for arrays the caller
+  // fills completely before reading them (zeroing them first would cost as
+  // much as filling them; decode's instruction array is the largest).
+  template <class T>
+  [[nodiscard]] T* allocate_uninitialized(size_t count) {
+    if (count > (SIZE_MAX / sizeof(T))) return nullptr;
+    return static_cast<T*>(take(count * sizeof(T), alignof(T)));
+  }
 
   size_t used() const { return used_; }
   size_t peak() const { return peak_; }
@@ -30,6 +51,19 @@ class Arena {
   void reset() { used_ = 0; }
 
  private:
+  static constexpr size_t kSmall = 64;
+  static void clear(void* memory, size_t bytes);  // memset, out of line
+  // Inline: a bump of used_ (allocate_bytes adds the zeroing).
+  void* take(size_t bytes, size_t alignment) {
+    const uintptr_t start = reinterpret_cast<uintptr_t>(base_) + used_;
+    const uintptr_t aligned = (start + (alignment - 1)) & ~(uintptr_t{alignment} - 1);
+    const size_t padding = aligned - start;
+    if (padding > size_ - used_ || bytes > size_ - used_ - padding) return nullptr;
+    used_ += padding + bytes;
+    if (used_ > peak_) peak_ = used_;
+    return reinterpret_cast<void*>(aligned);
+  }
+
   uint8_t* base_;
   size_t size_;
   size_t used_ = 0;

@@ -119,7 +119,9 @@ struct ElfMap {
 struct Object {
   ElfProgram* programs = nullptr;
   uint32_t program_count = 0;
-  MapDescriptor* maps = nullptr;  // VerifyOptions::maps: lddw map imm = index into this array
+  MapDescriptor* maps = nullptr;  // VerifyOptions::maps: lddw map imm = index into this array;
+                                  // the inner map templates of BTF maps of maps come last
+                                  // (template_only; their ElfMap names the outer map)
   ElfMap* map_info = nullptr;     // same index
   uint32_t map_count = 0;
   const char* license = nullptr;  // the `license` section, when NUL-terminated

@@ -45,7 +45,7 @@ struct RunOptions {
   RunMode mode = RunMode::fast;
   /// Instructions executed before the run is stopped with RunStatus::budget_exhausted.
   uint64_t insn_budget = 1u << 24;
-  /// Helper implementations by id.
+  /// Helper implementations by id (the compiler builtins of isa.h are run by the interpreter).
   const HelperTable* helpers = nullptr;
   /// Memory the program may use besides its own stack (context, packet, maps), guarded mode only.
   const Region* regions = nullptr;

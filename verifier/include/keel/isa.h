@@ -109,4 +109,21 @@ void write_raw(uint8_t* bytes, size_t index, const RawInsn& insn);
 // Stable lower-case name of an operation (for diagnostics and tests).
 const char* op_name(Op op);
 
+// keel's compiler builtins (docs/adr/0011): clang lowers some
+// __builtin_mem* calls to calls of the C functions, which Linux lacks. They
+// are helper calls (src 0) with these ids, far above Linux's (211 in 6.1),
+// offered by every program type and run by the interpreter itself.
+// Arguments as in C: memset(r1 dst, r2 byte, r3 n), memcpy/memmove(r1 dst,
+// r2 src, r3 n), memcmp(r1 a, r2 b, r3 n); memcmp's r0 is -1, 0 or 1, the
+// others leave r0 undefined (the verifier treats it as unset).
+inline constexpr int32_t kBuiltinMemset = 0x10000, kBuiltinMemcpy = 0x10001,
+                         kBuiltinMemmove = 0x10002, kBuiltinMemcmp = 0x10003;
+inline constexpr bool is_builtin(uint64_t id) {
+  return id - uint64_t{kBuiltinMemset} <= uint64_t{kBuiltinMemcmp - kBuiltinMemset};
+}
+// "memset", ... for a builtin id, otherwise nullptr.
+const char* builtin_name(uint64_t id);
+// The id of the builtin called `name` (ended by a NUL or after `length` bytes), or 0.
+int32_t builtin_id(const char* name, size_t length);
+
 }  // namespace keel

@@ -78,6 +78,8 @@ struct CtxField {
   CtxYield yields = CtxYield::scalar;  // loads of the full field give this kind
   bool privileged = false;        // only privileged programs may access the field at all
   bool write_privileged = false;  // only privileged programs may store to it
+  bool narrow_at_start = false;   // loads narrower than `size` only at `offset` (the kernel
+                                  // matches `case offsetof(...)` there, not a field range)
 };
 // Every access must also be aligned to its size (offset % size == 0), as
 // Linux's *_is_valid_access functions require for context fields.
@@ -92,6 +94,7 @@ struct ProgramType {
   bool legacy_packet_loads = false;  // ld_abs/ld_ind allowed (r6 must be the context)
   bool direct_packet_access = false; // packet pointers may be dereferenced after bounds checks
   bool packet_writable = false;
+  bool packet_helper_args = false;   // helpers with packet_access may take packet pointers
   int64_t return_min = INT64_MIN;    // r0 at exit must lie in [return_min, return_max]
   int64_t return_max = INT64_MAX;
   bool r2_is_ctx_size = false;       // r2 holds ctx_size at entry (the conformance type)
@@ -101,6 +104,14 @@ struct ProgramType {
 enum class MapType : uint8_t {
   array, hash, percpu_array, percpu_hash, lru_hash, lru_percpu_hash, prog_array,
   perf_event_array, ringbuf, stack_trace, other,
+  lpm_trie,       // lookups like a hash map (key: struct bpf_lpm_trie_key)
+  cgroup_array,   // only for skb_under_cgroup / current_task_under_cgroup
+  array_of_maps,  // lookup gives the inner map (MapDescriptor::inner_map) or NULL
+  hash_of_maps,
+  devmap,         // redirect_map, and lookups of read-only values
+  devmap_hash,
+  cpumap,         // redirect_map only
+  xskmap,         // redirect_map only (a lookup yields an AF_XDP socket keel does not model)
 };
 
 struct MapDescriptor {
@@ -110,6 +121,16 @@ struct MapDescriptor {
   uint32_t max_entries = 0;
   bool read_only = false;   // BPF_F_RDONLY_PROG (and .rodata): program stores rejected
   bool write_only = false;  // BPF_F_WRONLY_PROG: program loads rejected
+  // The value of a read-only array of one entry that the loader froze after
+  // filling it (libbpf's .rodata), or nullptr: loads at a known offset read
+  // their constant from it (Linux bpf_map_direct_read).
+  const uint8_t* frozen_value = nullptr;
+  /// array_of_maps / hash_of_maps: whether the inner map template is known
+  /// (else lookups are rejected), and its index in the same map table.
+  bool has_inner_map = false;
+  uint32_t inner_map = 0;
+  /// An inner map template only: no lddw may name it (it is no map of its own).
+  bool template_only = false;
 };
 
 struct Platform {
@@ -119,7 +140,8 @@ struct Platform {
 
 // The program type called `name`, or nullptr.
 const ProgramType* find_program_type(const Platform& platform, const char* name);
-// The helper slot for `id` in `type`, or nullptr when the type has no such helper.
+// The helper slot for `id` in `type`, or nullptr when the type has no such
+// helper. Every type offers the compiler builtins (kBuiltinMemset... in isa.h).
 const HelperSlot* find_helper(const ProgramType& type, int32_t id);
 
 // The "conformance" program type of the bpf_conformance suite: the context

@@ -12,8 +12,9 @@
 // - Targets: `+N` / `-N` relative to the next slot, or a label. `ja32`
 //   (gotol) and `call local +N` keep the target in imm.
 // - `call N` is a helper call, `call %rN` callx (opcode 0x8d, register in
-//   dst, as LLVM encodes it); `swap16/32/64` and `<op>64` are accepted as
-//   aliases of `bswap16/32/64` and `<op>`.
+//   dst, as LLVM encodes it); `call memset` (memcpy, memmove, memcmp) is
+//   the helper call of that compiler builtin (isa.h); `swap16/32/64` and
+//   `<op>64` are accepted as aliases of `bswap16/32/64` and `<op>`.
 // - lddw source kinds (RFC 9669 §5.4): `lddw %r1, map_fd 3`,
 //   `lddw %r1, map_value 3 + 16` (next_imm = 16; `- 16` for negative),
 //   `var_addr`, `code_addr`, `map_idx`, `map_idx_value` likewise.

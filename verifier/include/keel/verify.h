@@ -32,6 +32,7 @@ enum class Reason : uint8_t {
   // memory
   stack_out_of_bounds,
   ctx_bad_access,          // offset/size not allowed for the program type's context
+  ctx_mixed_access,        // one load/store reaches the context on one path and other memory on another
   map_value_out_of_bounds,
   packet_out_of_bounds,    // beyond the range proven by a comparison with data_end
   memory_out_of_bounds,    // helper-returned memory

@@ -22,7 +22,9 @@ void mark_null(State& s, uint32_t reg, bool is_null) {
     if (is_null) {
       r = make_scalar(Scalar::constant(0));
     } else {
-      r.kind = r.kind == RegKind::map_value_or_null ? RegKind::map_value : RegKind::mem;
+      r.kind = r.kind == RegKind::map_value_or_null ? RegKind::map_value
+               : r.kind == RegKind::map_ptr_or_null ? RegKind::map_ptr
+                                                    : RegKind::mem;
     }
   };
   if (target.id == 0) {

@@ -24,6 +24,7 @@ const char* kind_words(uint8_t kind) {
     case RegKind::mem_or_null: return "a pointer to helper memory or NULL";
     case RegKind::func: return "a function address";
     case RegKind::mixed: return "a pointer on some paths and not on others";
+    case RegKind::map_ptr_or_null: return "a map reference or NULL";
   }
   return "?";
 }
@@ -44,7 +45,7 @@ const char* reason_name(Reason reason) {
     KEEL_REASON(pointer_arithmetic) KEEL_REASON(pointer_comparison)
     KEEL_REASON(scalar_dereference) KEEL_REASON(null_dereference)
     KEEL_REASON(invalid_dereference) KEEL_REASON(stack_out_of_bounds)
-    KEEL_REASON(ctx_bad_access) KEEL_REASON(map_value_out_of_bounds)
+    KEEL_REASON(ctx_bad_access) KEEL_REASON(ctx_mixed_access) KEEL_REASON(map_value_out_of_bounds)
     KEEL_REASON(packet_out_of_bounds) KEEL_REASON(memory_out_of_bounds)
     KEEL_REASON(read_only_write) KEEL_REASON(write_only_read) KEEL_REASON(misaligned_access)
     KEEL_REASON(variable_stack_access) KEEL_REASON(unknown_helper)
@@ -98,6 +99,9 @@ size_t describe(const Verdict& v, char* buffer, size_t size) {
     case Reason::ctx_bad_access:
       w.put("r").signed_decimal(d.reg).put(" is the context pointer, "); access(w, d);
       w.put(" is not a field access the program type allows");
+      break;
+    case Reason::ctx_mixed_access:
+      who().put("and this instruction reaches the context on another path; Linux rewrites context accesses per instruction");
       break;
     case Reason::map_value_out_of_bounds:
       w.put("r").signed_decimal(d.reg).put(" is a pointer to map value of size ").decimal(d.limit).put(", "); access(w, d);

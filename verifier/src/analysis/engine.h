@@ -31,6 +31,8 @@ struct Engine {
   Verdict verdict;      // the first failure
   uint32_t trace_pc = UINT32_MAX;  // describe_state(): capture the states entering this pc
   State* trace = nullptr;
+  const uint32_t* partition_flags = nullptr;  // per block: analyze.cc's path partitions
+  uint8_t* access_kinds = nullptr;  // per pc: the pointers its load/store used (memory.cc, note_access)
 
   uint32_t fresh_id() { return next_id++; }
   // Records a rejection (the first one wins) and returns false.
@@ -45,9 +47,6 @@ inline void set_reg(State& s, uint32_t reg, const RegState& value) { s.regs()[re
 
 // transfer.cc: ALU, mov, byte swaps, lddw.
 bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc);
-// The constant-folding fast path of step_alu (no checks can fail on it);
-// false when the instruction needs the full transfer function.
-bool try_fast_alu(State& s, const Insn& insn, bool linux_rules);
 bool step_lddw(Engine& e, State& s, const Insn& insn, uint32_t pc);
 // Every map reference, reachable or not, must name a map the caller gave and
 // a value offset inside it: Linux resolves them all at load time
@@ -66,6 +65,11 @@ enum class Access : uint8_t { read, write };
 // pointers are allowed at all.
 bool check_memory_arg(Engine& e, State*& s, uint32_t reg, uint64_t size_max, Access access,
                       bool packet_ok, uint32_t pc);
+// A store of n bytes through `reg` with n in [size_min, size_max] (a
+// builtin's destination), checked as check_memory_arg; on the stack only the
+// first size_min bytes surely become initialized (zero when `zero`).
+bool check_memory_store(Engine& e, State*& s, uint32_t reg, uint64_t size_min, uint64_t size_max,
+                        bool zero, bool packet_ok, uint32_t pc);
 // Marks packet pointers of every frame unusable (a helper changed the packet).
 void invalidate_packet_pointers(State& s);
 
@@ -83,5 +87,18 @@ size_t render_state(const State* s, char* buffer, size_t size);
 
 // Sets every scalar register/spill sharing `reg`'s id to `reg`'s value.
 void propagate_scalar(State& s, const RegState& reg);
+
+// Whether a copy of `r` (a register move, a fill from its spill slot)
+// should share an id with it: a bound learned on one non-constant scalar
+// holds for its copies (Linux find_equal_scalars), a NULL check of a
+// maybe-NULL pointer checks its copies (mark_ptr_or_null_regs), a range
+// proven for a packet pointer with a variable part holds for its copies
+// (find_good_pkt_pointers). Linux keeps these ids along each path; keel's
+// joins drop ids that differ, so a copy made after a join links afresh.
+inline bool links_copies(const RegState& r) {
+  if (r.kind == RegKind::scalar) return !r.value.is_const();
+  if (r.kind == RegKind::packet || r.kind == RegKind::packet_meta) return !r.var_is_zero();
+  return r.maybe_null();
+}
 
 }  // namespace keel

@@ -30,6 +30,7 @@
 #include "analysis/loop_bounds.h"
 
 #include "analysis/loop_trip.h"
+#include "support/carve.h"
 
 namespace keel {
 
@@ -276,6 +277,10 @@ struct Work {
 // Instructions executed by one run of block b, callees included.
 uint64_t block_cost(const Work& w, uint32_t b) {
   const Cfg& cfg = w.cfg;
+  // Without lddw and calls every slot is one instruction.
+  if (cfg.lddw_count == 0 && cfg.call_count == 0) {
+    return uint64_t{cfg.blocks[b].last} - cfg.blocks[b].first + 1;
+  }
   uint64_t cost = 0;
   for (uint32_t pc = cfg.blocks[b].first; pc <= cfg.blocks[b].last; ++pc) {
     const Insn& insn = cfg.insns[pc];
@@ -283,7 +288,7 @@ uint64_t block_cost(const Work& w, uint32_t b) {
     cost = add_sat(cost, 1);
     if (insn.op == Op::call_local) {
       const uint32_t entry = static_cast<uint32_t>(int64_t{pc} + 1 + insn.offset);
-      cost = add_sat(cost, w.fn_cost[cfg.blocks[cfg.block_of_pc[entry]].function]);
+      cost = add_sat(cost, w.fn_cost[cfg.blocks[cfg.block_of(entry)].function]);
     }
   }
   return cost;
@@ -625,12 +630,6 @@ uint64_t function_cost(Work& w, uint32_t f) {
   return longest;
 }
 
-template <class T>
-bool allocate(Arena& arena, T*& out, size_t count) {
-  out = arena.allocate<T>(count == 0 ? 1 : count);
-  return out != nullptr;
-}
-
 }  // namespace
 
 size_t loop_bounds_arena_bound(const Cfg& cfg) {
@@ -640,7 +639,7 @@ size_t loop_bounds_arena_bound(const Cfg& cfg) {
   const uint64_t per_loop = sizeof(uint16_t) + sizeof(uint64_t);        // written, loop_cost
   // fn_cost, order, loop range (2), depth buckets (call depth <= functions).
   const uint64_t per_function = sizeof(uint64_t) + 4 * sizeof(uint32_t);
-  constexpr uint64_t kAllocations = 12, kAlignmentSlack = 16;
+  constexpr uint64_t kAllocations = 12, kAlignmentSlack = 16;  // one block now: padding < 8 per array
   const uint64_t bytes = per_block * blocks + per_loop * loops + per_function * (functions + 2) +
                          kAllocations * kAlignmentSlack;
   return bytes > SIZE_MAX ? SIZE_MAX : static_cast<size_t>(bytes);
@@ -656,8 +655,21 @@ LoopBoundResult bound_loops(const Cfg& cfg, const LoopFacts& facts, const LoopBo
     ~Release() { arena.release_to(mark); }
   } release{arena, mark};
 
+  // The common small program, one function without loops: nothing to bound
+  // and no callee to cost first, so its cost is its longest path alone.
+  if (cfg.loop_count == 0 && cfg.function_count == 1) {
+    Work w{cfg, facts, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+    w.dist = arena.allocate<uint64_t>(cfg.block_count);
+    if (w.dist == nullptr) {
+      result.error = LoopBoundError::out_of_memory;
+      return result;
+    }
+    result.max_insns_executed = function_cost(w, 0);
+    return result;
+  }
+
   // Units of a loop: its own blocks plus one per direct child.
-  uint32_t max_units = 1;
+  uint32_t max_units = 0;  // (without loops the per-loop arrays stay empty)
   for (uint32_t l = 0; l < cfg.loop_count; ++l) {
     uint32_t n = cfg.loop_block_offsets[l + 1] - cfg.loop_block_offsets[l];
     for (uint32_t c = l + 1; c < cfg.loops[l].subtree_end; c = cfg.loops[c].subtree_end) ++n;
@@ -670,12 +682,21 @@ LoopBoundResult bound_loops(const Cfg& cfg, const LoopFacts& facts, const LoopBo
   uint32_t* loop_first = nullptr;  // per function: its loops are [loop_first, loop_end)
   uint32_t* loop_end = nullptr;
   const uint32_t max_depth = cfg.max_call_depth;
-  if (!allocate(arena, w.dist, cfg.block_count) || !allocate(arena, w.unit_of, cfg.block_count) ||
-      !allocate(arena, w.written, cfg.loop_count) || !allocate(arena, w.loop_cost, cfg.loop_count) ||
-      !allocate(arena, w.fn_cost, functions) || !allocate(arena, w.units, max_units) ||
-      !allocate(arena, w.states, max_units) || !allocate(arena, w.seen, max_units) ||
-      !allocate(arena, order, functions) || !allocate(arena, by_depth, size_t{max_depth} + 2) ||
-      !allocate(arena, loop_first, functions) || !allocate(arena, loop_end, functions)) {
+  const bool carved = carve(arena, [&](Carve& c) {
+    c.take(w.dist, cfg.block_count);
+    c.take(w.unit_of, cfg.block_count);
+    c.take(w.written, cfg.loop_count);
+    c.take(w.loop_cost, cfg.loop_count);
+    c.take(w.fn_cost, functions);
+    c.take(w.units, max_units);
+    c.take(w.states, max_units);
+    c.take(w.seen, max_units);
+    c.take(order, functions);
+    c.take(by_depth, size_t{max_depth} + 2);
+    c.take(loop_first, functions);
+    c.take(loop_end, functions);
+  });
+  if (!carved) {
     result.error = LoopBoundError::out_of_memory;
     return result;
   }
@@ -709,12 +730,12 @@ LoopBoundResult bound_loops(const Cfg& cfg, const LoopFacts& facts, const LoopBo
     if (cfg.functions[f].depth <= max_depth) order[by_depth[cfg.functions[f].depth]++] = f;
   }
 
-  State back;
   for (uint32_t i = 0; i < functions; ++i) {
     const uint32_t f = order[i];
     if (cfg.functions[f].depth == 0) continue;
     for (uint32_t l = loop_end[f]; l-- > loop_first[f];) {  // inner loops first
       if (cfg.loops[l].function != f) continue;
+      State back;
       const uint32_t n = collect_units(w, l);
       symbolic_pass(w, l, n, back);
       uint64_t trips = 0;

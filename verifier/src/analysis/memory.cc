@@ -149,9 +149,10 @@ bool stack_load(Engine& e, State& s, const Insn& insn, const RegState& ptr, uint
   }
   const int64_t index = r.lo + kStackSize;
   const uint32_t slot = static_cast<uint32_t>(index / 8);
-  const Spill* spill = s.find_spill(ptr.frame, slot);
+  Spill* spill = s.find_spill(ptr.frame, slot);
   if (spill != nullptr) {
     if (size == 8) {
+      if (spill->reg.id == 0 && links_copies(spill->reg)) spill->reg.id = e.fresh_id();
       out = spill->reg;
       return true;
     }
@@ -274,7 +275,9 @@ bool ctx_access(Engine& e, uint32_t reg, const RegState& ptr, int64_t insn_off, 
     }
     return true;
   }
-  if ((f->read_sizes & bit) == 0) return e.fail(pc, Reason::ctx_bad_access, static_cast<int32_t>(reg), d);
+  if ((f->read_sizes & bit) == 0 || (f->narrow_at_start && size != f->size && off != f->offset)) {
+    return e.fail(pc, Reason::ctx_bad_access, static_cast<int32_t>(reg), d);
+  }
   if (out != nullptr) {
     switch (f->yields) {
       case CtxYield::scalar: *out = make_scalar(unknown_of_size(size)); break;
@@ -317,7 +320,10 @@ bool region_access(Engine& e, State*& s, uint32_t reg, const RegState& ptr, int6
       if (!bytes_of(ptr, fixed, size, range) || range.lo < 0 || range.hi > int64_t{map.value_size}) {
         return e.fail(pc, Reason::map_value_out_of_bounds, r, d);
       }
-      if (write && map.read_only) return e.fail(pc, Reason::read_only_write, r, d);
+      // dev_map_init_map() forces BPF_F_RDONLY_PROG: a devmap lookup points
+      // straight at the device's ifindex.
+      const bool devmap = map.type == MapType::devmap || map.type == MapType::devmap_hash;
+      if (write && (map.read_only || devmap)) return e.fail(pc, Reason::read_only_write, r, d);
       if (!write && map.write_only) return e.fail(pc, Reason::write_only_read, r, d);
       return true;
     }
@@ -346,6 +352,7 @@ bool region_access(Engine& e, State*& s, uint32_t reg, const RegState& ptr, int6
       return ctx_access(e, reg, ptr, insn_off, sz, write, pc, nullptr);
     case RegKind::map_value_or_null:
     case RegKind::mem_or_null:
+    case RegKind::map_ptr_or_null:
       return e.fail(pc, Reason::null_dereference, r, access_detail(ptr, fixed, sz, 0));
     case RegKind::scalar:
     case RegKind::mixed:
@@ -357,6 +364,33 @@ bool region_access(Engine& e, State*& s, uint32_t reg, const RegState& ptr, int6
       if (helper) return e.fail(pc, Reason::helper_argument, r, access_detail(ptr, fixed, sz, 0));
       return e.fail(pc, Reason::invalid_dereference, r, access_detail(ptr, fixed, sz, 0));
   }
+}
+
+// A load at a known offset of a frozen read-only map reads the constant
+// there (Linux check_mem_access: "if map is read-only, track its contents
+// as scalars"). region_access has checked the bytes are inside the value.
+void frozen_read(const Engine& e, const RegState& ptr, int64_t insn_off, uint32_t size,
+                 RegState& out) {
+  const uint8_t* bytes = e.options.maps[ptr.region].frozen_value;
+  if (bytes == nullptr || !ptr.value.is_const()) return;
+  const int64_t at = int64_t{ptr.off} + insn_off + static_cast<int64_t>(ptr.value.bits.value);
+  uint64_t v = 0;
+  for (uint32_t i = 0; i < size; ++i) v |= uint64_t{bytes[at + i]} << (8 * i);  // little-endian
+  out = make_scalar(Scalar::constant(v));
+}
+
+// Linux rewrites each context access for the kernel's own layout
+// (convert_ctx_accesses), so one load or store may not reach the context
+// on one path and other memory on another (do_check: "same insn cannot be
+// used with different pointers"). keel analyses such paths apart (path
+// partitions, a callee per call site), so it records per pc which kinds
+// each access used.
+bool note_access(Engine& e, const RegState& ptr, uint32_t reg, uint32_t pc) {
+  if (e.access_kinds == nullptr || !ptr.is_pointer() || e.type.ctx_is_plain_memory) return true;
+  uint8_t& seen = e.access_kinds[pc];
+  seen = static_cast<uint8_t>(seen | (ptr.kind == RegKind::ctx ? 1u : 2u));
+  if (seen != 3) return true;
+  return e.fail(pc, Reason::ctx_mixed_access, static_cast<int32_t>(reg), Detail{.kind = static_cast<uint8_t>(ptr.kind)});
 }
 
 bool check_alignment(Engine& e, const RegState& ptr, int64_t insn_off, uint32_t size, uint32_t reg,
@@ -393,11 +427,30 @@ bool check_memory_arg(Engine& e, State*& s, uint32_t reg, uint64_t size_max, Acc
   return region_access(e, s, reg, ptr, 0, size_max, access, true, packet_ok, pc);
 }
 
+bool check_memory_store(Engine& e, State*& s, uint32_t reg, uint64_t size_min, uint64_t size_max,
+                        bool zero, bool packet_ok, uint32_t pc) {
+  const RegState ptr = s->regs()[reg];
+  if (ptr.kind != RegKind::stack) return check_memory_arg(e, s, reg, size_max, Access::write, packet_ok, pc);
+  if (!ptr.value.is_const() && !e.options.privileged) {
+    return e.fail(pc, Reason::variable_stack_access, static_cast<int32_t>(reg));
+  }
+  Range r;
+  if (!stack_bounds(e, *s, reg, ptr, ptr.off, size_max, r, pc)) return false;
+  // Bytes past size_min may stay unwritten, so they keep "uninitialized"
+  // (Linux instead wants them initialized before a variable-size helper
+  // write: check_mem_size_reg turns raw mode off).
+  if (!stack_write_range(e, *s, reg, ptr, r, zero, false, pc)) return false;
+  if (size_min == 0 || !ptr.var_is_zero()) return true;
+  return stack_write_range(e, *s, reg, ptr, Range{r.lo, r.lo + static_cast<int64_t>(size_min)}, zero,
+                           true, pc);
+}
+
 bool step_load(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
   if (!check_init(e, *s, insn.src, pc)) return false;
   const RegState ptr = s->regs()[insn.src];
   const uint32_t size = size_of(insn.op);
   RegState out = make_scalar(unknown_of_size(size));
+  if (!note_access(e, ptr, insn.src, pc)) return false;
   if (ptr.is_pointer() && !check_alignment(e, ptr, insn.offset, size, insn.src, pc)) return false;
   if (ptr.kind == RegKind::stack) {
     if (!stack_load(e, *s, insn, ptr, size, pc, out)) return false;
@@ -408,6 +461,7 @@ bool step_load(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
                        e.type.direct_packet_access, pc)) {
       return false;
     }
+    if (ptr.kind == RegKind::map_value) frozen_read(e, ptr, insn.offset, size, out);
   }
   if (insn.op == Op::ldxsb || insn.op == Op::ldxsh || insn.op == Op::ldxsw) {
     if (out.kind != RegKind::scalar) return e.fail(pc, Reason::invalid_dereference, insn.src);
@@ -426,6 +480,7 @@ bool step_store(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
   const RegState ptr = s->regs()[insn.dst];
   const RegState value = from_reg ? s->regs()[insn.src] : RegState{};
   const uint32_t size = size_of(insn.op);
+  if (!note_access(e, ptr, insn.dst, pc)) return false;
   if (ptr.is_pointer() && !check_alignment(e, ptr, insn.offset, size, insn.dst, pc)) return false;
   const bool value_is_pointer = from_reg && value.kind != RegKind::scalar;
   if (ptr.kind == RegKind::stack) {

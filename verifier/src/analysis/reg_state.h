@@ -25,6 +25,7 @@ enum class RegKind : uint8_t {
   mem_or_null,
   func,
   mixed,  // initialized, but a pointer on some paths and something else on others
+  map_ptr_or_null,  // a map-in-map lookup: the inner map (region) or NULL
 };
 
 // Stable lower-case name ("map_value_or_null"), for describe().
@@ -47,7 +48,8 @@ struct RegState {
   bool is_const() const { return kind == RegKind::scalar && value.is_const(); }
   bool is_null() const { return is_const() && value.bits.value == 0; }
   bool maybe_null() const {
-    return kind == RegKind::map_value_or_null || kind == RegKind::mem_or_null;
+    return kind == RegKind::map_value_or_null || kind == RegKind::mem_or_null ||
+           kind == RegKind::map_ptr_or_null;
   }
   bool var_is_zero() const { return value.is_const() && value.bits.value == 0; }
 };

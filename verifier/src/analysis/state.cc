@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "support/bytes.h"
+
 namespace keel {
 
 const char* reg_kind_name(RegKind kind) {
@@ -23,6 +25,7 @@ const char* reg_kind_name(RegKind kind) {
     case RegKind::mem_or_null: return "mem_or_null";
     case RegKind::func: return "func";
     case RegKind::mixed: return "mixed";
+    case RegKind::map_ptr_or_null: return "map_ptr_or_null";
   }
   return "?";
 }
@@ -67,8 +70,11 @@ uint32_t class_for(size_t bytes) {
 }  // namespace
 
 void* StatePool::take_chunk(uint32_t c) {
-  void* memory = free_[c];
-  if (memory == nullptr) return arena_.allocate_bytes(size_t{1} << (c + kMinShift), alignof(Frame));
+  void* memory = ((listed_ >> c) & 1u) != 0 ? free_[c] : nullptr;
+  // Not zeroed: allocate() leaves the contents unspecified and every caller
+  // writes what it reads (a state chunk is 2 KiB or more).
+  static_assert(alignof(Frame) <= alignof(uint64_t) && alignof(Spill) <= alignof(uint64_t));
+  if (memory == nullptr) return arena_.allocate_uninitialized<uint64_t>((size_t{1} << (c + kMinShift)) / 8);
   std::memcpy(&free_[c], memory, sizeof(void*));  // pop the free list
   return memory;
 }
@@ -89,12 +95,16 @@ State* StatePool::allocate(uint32_t frames, uint32_t spills) {
   return s;
 }
 
+void StatePool::push(uint32_t c, void* memory) {
+  void* const next = ((listed_ >> c) & 1u) != 0 ? free_[c] : nullptr;
+  std::memcpy(memory, &next, sizeof(void*));
+  free_[c] = memory;
+  listed_ |= 1u << c;
+}
+
 void StatePool::release(State* state) {
   if (state == nullptr) return;
-  const uint32_t c = state->chunk_class;
-  void* memory = state;
-  std::memcpy(memory, &free_[c], sizeof(void*));
-  free_[c] = memory;
+  push(state->chunk_class, state);
 }
 
 State* StatePool::copy(const State& from, uint32_t extra_spills, uint32_t extra_frames) {
@@ -134,9 +144,7 @@ void* StatePool::allocate_raw(size_t bytes) {
 void StatePool::release_raw(void* memory, size_t bytes) {
   if (memory == nullptr) return;
   if (bytes < sizeof(void*)) bytes = sizeof(void*);
-  const uint32_t c = class_for(bytes);
-  std::memcpy(memory, &free_[c], sizeof(void*));
-  free_[c] = memory;
+  push(class_for(bytes), memory);
 }
 
 // ---- Registers ------------------------------------------------------------------
@@ -150,11 +158,16 @@ Scalar add_const(const Scalar& s, int64_t c) {
 bool is_lookup_map(MapType type) {
   return type == MapType::array || type == MapType::hash || type == MapType::percpu_array ||
          type == MapType::percpu_hash || type == MapType::lru_hash ||
-         type == MapType::lru_percpu_hash;
+         type == MapType::lru_percpu_hash || type == MapType::lpm_trie;
+}
+
+bool is_percpu(MapType type) {
+  return type == MapType::percpu_array || type == MapType::percpu_hash || type == MapType::lru_percpu_hash;
 }
 
 bool is_map_kind(RegKind kind) {
-  return kind == RegKind::map_ptr || kind == RegKind::map_value || kind == RegKind::map_value_or_null;
+  return kind == RegKind::map_ptr || kind == RegKind::map_value || kind == RegKind::map_value_or_null ||
+         kind == RegKind::map_ptr_or_null;
 }
 
 bool same_region(const RegState& a, const RegState& b, const MapTable& maps) {
@@ -167,6 +180,48 @@ bool is_null_or(RegKind pointer, RegKind maybe, const RegState& p, const RegStat
   return (p.kind == pointer || p.kind == maybe) && other.is_null();
 }
 
+bool is_mem_kind(RegKind kind) { return kind == RegKind::mem || kind == RegKind::mem_or_null; }
+bool is_value_kind(RegKind kind) { return kind == RegKind::map_value || kind == RegKind::map_value_or_null; }
+
+// A map value pointer as a pointer into plain memory of the value's size:
+// what every check of it needs when the map restricts nothing (no
+// read-only or write-only flag, no frozen contents). False otherwise.
+bool as_memory(const RegState& r, const MapTable& maps, RegState& out) {
+  if (is_mem_kind(r.kind)) {
+    out = r;
+    return true;
+  }
+  if (!is_value_kind(r.kind) || !maps.privileged || r.region >= maps.count) return false;
+  const MapDescriptor& m = maps.maps[r.region];
+  if (m.read_only || m.write_only || m.frozen_value != nullptr) return false;
+  out = r;
+  out.kind = r.kind == RegKind::map_value ? RegKind::mem : RegKind::mem_or_null;
+  out.region = m.value_size;
+  return true;
+}
+
+// Two pointers into memory regions of different sizes (values of two maps
+// that are not alike: Linux checks each path with its own map) as one
+// pointer into the bytes both regions surely have around it: from
+// min(off) before it to min(size - off) after it, the variable parts
+// joined. Each path's own region contains that window, so an access the
+// window allows is inside whichever region the pointer is in.
+RegState join_memory(const RegState& a, const RegState& b, bool widen_it) {
+  RegState r = a;
+  r.kind = a.kind == RegKind::mem_or_null || b.kind == RegKind::mem_or_null ? RegKind::mem_or_null : RegKind::mem;
+  const int64_t before = a.off < b.off ? a.off : b.off;
+  const int64_t after_a = int64_t{a.region} - a.off;
+  const int64_t after_b = int64_t{b.region} - b.off;
+  const int64_t after = after_a < after_b ? after_a : after_b;
+  r.off = static_cast<int32_t>(before);
+  r.region = before + after > 0 ? static_cast<uint32_t>(before + after) : 0;
+  const Scalar j = join(a.value, b.value);
+  r.value = widen_it ? widen(a.value, j) : j;
+  r.id = 0;
+  r.range = 0;
+  return r;
+}
+
 }  // namespace
 
 bool MapTable::equivalent(uint32_t a, uint32_t b) const {
@@ -174,8 +229,20 @@ bool MapTable::equivalent(uint32_t a, uint32_t b) const {
   if (a >= count || b >= count) return false;
   const MapDescriptor& x = maps[a];
   const MapDescriptor& y = maps[b];
+  if (privileged && x.type == y.type && (x.type == MapType::prog_array || x.type == MapType::perf_event_array)) {
+    // Their helpers check only the map's type (tail call and perf output
+    // check the index at run time): a tail call through one of two program
+    // arrays is what Linux accepts on each path separately. Not for
+    // unprivileged programs, whose tail call Linux masks with the one map's
+    // size ("tail_call abusing map_ptr" when paths disagree).
+    return true;
+  }
+  // Frozen contents are read as constants: only the same bytes are alike.
+  // map_lookup_percpu_elem takes per-CPU maps only, so those are alike only
+  // among themselves (a joined map reference is checked as one of the two).
   return is_lookup_map(x.type) && is_lookup_map(y.type) && x.value_size == y.value_size &&
-         x.read_only == y.read_only && x.write_only == y.write_only;
+         x.read_only == y.read_only && x.write_only == y.write_only &&
+         x.frozen_value == y.frozen_value && is_percpu(x.type) == is_percpu(y.type);
 }
 
 uint32_t MapTable::pick(uint32_t a, uint32_t b) const {
@@ -208,20 +275,33 @@ RegState join_reg(const RegState& a, const RegState& b, bool widen_it, const Map
         r.id = 0;
         return r;
       }
+      if (is_null_or(RegKind::map_ptr, RegKind::map_ptr_or_null, p, o)) {
+        RegState r = p;
+        r.kind = RegKind::map_ptr_or_null;
+        r.id = 0;
+        return r;
+      }
     }
     // map_value with map_value_or_null of the same map.
     const bool ma = a.kind == RegKind::map_value || a.kind == RegKind::map_value_or_null;
     const bool mb = b.kind == RegKind::map_value || b.kind == RegKind::map_value_or_null;
     const bool na = a.kind == RegKind::mem || a.kind == RegKind::mem_or_null;
     const bool nb = b.kind == RegKind::mem || b.kind == RegKind::mem_or_null;
-    if (!((ma && mb) || (na && nb)) || !same_region(a, b, maps)) {
+    const bool pa = a.kind == RegKind::map_ptr || a.kind == RegKind::map_ptr_or_null;
+    const bool pb = b.kind == RegKind::map_ptr || b.kind == RegKind::map_ptr_or_null;
+    if (!((ma && mb) || (na && nb) || (pa && pb)) || !same_region(a, b, maps)) {
+      RegState xa;
+      RegState xb;
+      if (as_memory(a, maps, xa) && as_memory(b, maps, xb)) return join_memory(xa, xb, widen_it);
       RegState m;
       m.kind = RegKind::mixed;
       return m;
     }
     RegState a2 = a;
     RegState b2 = b;
-    a2.kind = b2.kind = ma ? RegKind::map_value_or_null : RegKind::mem_or_null;
+    a2.kind = b2.kind = ma   ? RegKind::map_value_or_null
+                        : pa ? RegKind::map_ptr_or_null
+                             : RegKind::mem_or_null;
     a2.id = b2.id = 0;
     return join_reg(a2, b2, widen_it, maps);
   }
@@ -234,6 +314,9 @@ RegState join_reg(const RegState& a, const RegState& b, bool widen_it, const Map
     return r;
   }
   if (!same_region(a, b, maps)) {
+    RegState xa;
+    RegState xb;
+    if (as_memory(a, maps, xa) && as_memory(b, maps, xb)) return join_memory(xa, xb, widen_it);
     RegState m;
     m.kind = RegKind::mixed;
     return m;
@@ -270,9 +353,13 @@ bool reg_leq(const RegState& a, const RegState& b, const MapTable& maps) {
   if (a.kind == RegKind::uninit) return false;
   if (b.kind == RegKind::mixed) return true;
   if (a.kind != b.kind) {
-    if (b.kind == RegKind::map_value_or_null || b.kind == RegKind::mem_or_null) {
+    RegState xa;
+    if (is_mem_kind(b.kind) && is_value_kind(a.kind)) return as_memory(a, maps, xa) && reg_leq(xa, b, maps);
+    if (b.maybe_null()) {
       if (a.is_null()) return true;
-      const RegKind base = b.kind == RegKind::map_value_or_null ? RegKind::map_value : RegKind::mem;
+      const RegKind base = b.kind == RegKind::map_value_or_null ? RegKind::map_value
+                           : b.kind == RegKind::map_ptr_or_null ? RegKind::map_ptr
+                                                                : RegKind::mem;
       if (a.kind != base) return false;
       RegState a2 = a;
       a2.kind = b.kind;
@@ -282,6 +369,10 @@ bool reg_leq(const RegState& a, const RegState& b, const MapTable& maps) {
   }
   if (b.id != 0 && a.id != b.id) return false;
   if (a.kind == RegKind::scalar) return leq(a.value, b.value);
+  if (is_mem_kind(a.kind) && a.region != b.region) {
+    // b's window around the pointer (join_memory) lies inside a's region.
+    return a.off >= b.off && int64_t{b.region} - b.off <= int64_t{a.region} - a.off && leq(a.value, b.value);
+  }
   if (!same_region(a, b, maps)) return false;
   if (a.region != b.region && maps.pick(a.region, b.region) != b.region) return false;
   if (a.off == b.off) {
@@ -356,6 +447,13 @@ bool join_into(StatePool& pool, State*& into, const State& other, bool widen_it,
       const Spill* sa = any_spill ? a->find_spill(f, slot) : nullptr;
       const Spill* sb = any_spill ? other.find_spill(f, slot) : nullptr;
       if (sa == nullptr && sb == nullptr) {
+        // Most slots hold the same tags on both sides (untouched, or
+        // written alike), which join to themselves: 8 at a time.
+        const auto same = bytes::load<uint64_t>(ta);
+        if (same == bytes::load<uint64_t>(tb)) {
+          bytes::store<uint64_t>(tr, same);
+          continue;
+        }
         for (int i = 0; i < 8; ++i) tr[i] = join_tag(ta[i], tb[i]);
         continue;
       }
@@ -409,6 +507,7 @@ bool state_leq(const State& a, const State& b, const MapTable& maps) {
         if (!reg_leq(ra, sb->reg, maps)) return false;
         continue;
       }
+      if (sa == nullptr && bytes::load<uint64_t>(ta) == bytes::load<uint64_t>(tb)) continue;  // equal tags
       uint8_t xa[8];
       if (sa != nullptr) spill_tags(sa->reg, xa); else std::memcpy(xa, ta, 8);
       for (int i = 0; i < 8; ++i) {

@@ -85,17 +85,28 @@ class StatePool {
  private:
   // A chunk of size class c: from the free list, else fresh from the arena.
   void* take_chunk(uint32_t c);
+  void push(uint32_t c, void* memory);
   static constexpr uint32_t kClasses = 24;
   Arena& arena_;
-  void* free_[kClasses] = {};
+  // free_[c] is the head of class c's free list once bit c of `listed_` is
+  // set, and unset (empty) before: a pool is made per verify() call, and
+  // zeroing the heads would cost more than a small program's analysis.
+  uint32_t listed_ = 0;
+  void* free_[kClasses];
 };
 
 // The maps lddw may name: two maps that look alike to every check (same
-// value size and access flags, both plain lookup maps) are one region for
-// the join, as Linux's separate paths would each accept them.
+// value size and access flags, both plain lookup maps; or both program
+// arrays, or both perf event arrays) are one region for the join, as
+// Linux's separate paths would each accept them.
 struct MapTable {
   const MapDescriptor* maps = nullptr;
   uint32_t count = 0;
+  // Values of two maps that are not alike join as plain memory (see
+  // join_reg), and program arrays are alike, only for privileged programs:
+  // Linux's Spectre v1 defences (map value limits, tail call index masking)
+  // need the one map.
+  bool privileged = false;
   bool equivalent(uint32_t a, uint32_t b) const;
   // The one of two equivalent maps a join keeps: the larger key (a key
   // argument must then be initialized for both), else the lower index.

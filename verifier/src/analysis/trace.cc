@@ -32,7 +32,7 @@ void reg(Out& o, const RegState& r) {
     default:
       if (r.kind == RegKind::stack) o.put("(fp").decimal(r.frame).put(")");
       if (r.kind == RegKind::map_ptr || r.kind == RegKind::map_value ||
-          r.kind == RegKind::map_value_or_null) {
+          r.kind == RegKind::map_value_or_null || r.kind == RegKind::map_ptr_or_null) {
         o.put("(map ").decimal(r.region).put(")");
       }
       if (r.kind == RegKind::mem || r.kind == RegKind::mem_or_null) o.put("(size ").decimal(r.region).put(")");

@@ -4,6 +4,7 @@
 // say which kinds may move by how much.
 #include <cstring>
 
+#include "analysis/constants.h"
 #include "analysis/engine.h"
 
 namespace keel {
@@ -38,29 +39,7 @@ void propagate_scalar(State& s, const RegState& reg) {
 
 namespace {
 
-// The order of KEEL_ALU_OPS in isa.h.
-enum class Alu : uint8_t { add, sub, mul, div, sdiv, bor, band, lsh, rsh, mod, smod, bxor, mov, arsh };
-
 RegState unknown_scalar() { return make_scalar(Scalar::unknown()); }
-
-// Constant folding of the common operations (RFC 9669 §4.1 semantics; the
-// others go through the domain).
-bool fold_constant(Alu op, bool is64, uint64_t a, uint64_t b, uint64_t& out) {
-  const unsigned width = is64 ? 64 : 32;
-  switch (op) {
-    case Alu::add: out = a + b; break;
-    case Alu::sub: out = a - b; break;
-    case Alu::mul: out = a * b; break;
-    case Alu::bor: out = a | b; break;
-    case Alu::band: out = a & b; break;
-    case Alu::bxor: out = a ^ b; break;
-    case Alu::lsh: out = is64 ? a << (b & 63) : uint64_t{static_cast<uint32_t>(a) << (b & 31)}; break;
-    case Alu::rsh: out = is64 ? a >> (b & 63) : uint64_t{static_cast<uint32_t>(a) >> (b & 31)}; break;
-    default: return false;
-  }
-  if (width == 32) out = static_cast<uint32_t>(out);
-  return true;
-}
 
 Detail with_bounds(const Scalar& v) {
   Detail d;
@@ -113,6 +92,7 @@ bool pointer_arith(Engine& e, State& s, const Insn& insn, uint32_t pc, Alu op, b
   switch (ptr.kind) {
     case RegKind::map_value_or_null:
     case RegKind::mem_or_null:
+    case RegKind::map_ptr_or_null:
       return e.fail(pc, Reason::null_dereference, d, kind_detail);
     case RegKind::map_ptr:
       // Only `+ 0`, and only privileged (unprivileged Linux: "pointer with
@@ -180,37 +160,6 @@ bool pointer_arith(Engine& e, State& s, const Insn& insn, uint32_t pc, Alu op, b
 
 }  // namespace
 
-bool try_fast_alu(State& s, const Insn& insn, bool linux_rules) {
-  const uint32_t o = static_cast<uint32_t>(insn.op);
-  if (o >= static_cast<uint32_t>(Op::neg64)) return false;
-  const Alu op = static_cast<Alu>(o / 4);
-  const bool is64 = (o % 4) < 2;
-  const bool is_reg = (o % 4) % 2 == 1;
-  if (linux_rules && (op == Alu::lsh || op == Alu::rsh || op == Alu::arsh)) return false;
-  RegState* regs = s.regs();
-  RegState& d_reg = regs[insn.dst];
-  if (!is_reg && op == Alu::mov) {
-    d_reg.kind = RegKind::scalar;
-    d_reg.id = 0;
-    d_reg.value = const_scalar(is64 ? static_cast<uint64_t>(insn.imm)
-                                    : static_cast<uint32_t>(insn.imm));
-    return true;
-  }
-  if (d_reg.kind == RegKind::scalar && d_reg.value.is_const() && op != Alu::mov) {
-    const RegState* s_reg = is_reg ? &regs[insn.src] : nullptr;
-    if (s_reg == nullptr || (s_reg->kind == RegKind::scalar && s_reg->value.is_const())) {
-      const uint64_t b = s_reg == nullptr ? static_cast<uint64_t>(insn.imm) : s_reg->value.bits.value;
-      uint64_t folded = 0;
-      if (fold_constant(op, is64, d_reg.value.bits.value, b, folded)) {
-        d_reg.id = 0;
-        d_reg.value = const_scalar(folded);
-        return true;
-      }
-    }
-  }
-  return false;
-}
-
 bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc) {
   RegState* regs = s.regs();
   const uint32_t o = static_cast<uint32_t>(insn.op);
@@ -257,9 +206,7 @@ bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc) {
   }
   if (op == Alu::mov) {
     if (is64) {
-      if (is_reg && src.kind == RegKind::scalar && src.id == 0 && !src.is_const()) {
-        // Copies share an id so that a bound learned on one holds for all
-        // (Linux find_equal_scalars).
+      if (is_reg && src.id == 0 && links_copies(src)) {
         regs[insn.src].id = e.fresh_id();
         src = regs[insn.src];
       }
@@ -315,14 +262,15 @@ bool lddw_value(Engine& e, const Insn& insn, uint32_t pc, RegState& out) {
       return true;
     case Op::lddw_map_fd:
     case Op::lddw_map_idx:
-      if (e.options.maps == nullptr || index >= e.options.map_count) {
+      // An inner map template is no map of its own: nothing to patch in.
+      if (e.options.maps == nullptr || index >= e.options.map_count || e.options.maps[index].template_only) {
         return e.fail(pc, Reason::unresolved_map, insn.dst, Detail{.limit = index});
       }
       out = make_pointer(RegKind::map_ptr, index);
       return true;
     case Op::lddw_map_value:
     case Op::lddw_map_idx_value: {
-      if (e.options.maps == nullptr || index >= e.options.map_count) {
+      if (e.options.maps == nullptr || index >= e.options.map_count || e.options.maps[index].template_only) {
         return e.fail(pc, Reason::unresolved_map, insn.dst, Detail{.limit = index});
       }
       const MapDescriptor& map = e.options.maps[index];

@@ -7,6 +7,7 @@
 
 #include "analysis/analyze.h"
 #include "analysis/loop_bounds.h"
+#include "support/carve.h"
 
 namespace keel {
 
@@ -63,8 +64,10 @@ bool build_fact_table(const Cfg& cfg, Arena& arena, LoopFactTable& t) {
 uint32_t chain_depth(const Cfg& cfg, const uint32_t* use, uint32_t* total) {
   for (uint32_t f = 0; f < cfg.function_count; ++f) total[f] = 0;
   // Callees before callers: relax until stable (the call graph is a DAG of
-  // depth <= kMaxCallDepth, so kMaxCallDepth + 1 rounds suffice).
-  for (uint32_t round = 0; round <= kMaxCallDepth; ++round) {
+  // depth <= kMaxCallDepth, so kMaxCallDepth + 1 rounds suffice; one
+  // without calls).
+  const uint32_t rounds = cfg.call_count == 0 ? 1 : kMaxCallDepth + 1;
+  for (uint32_t round = 0; round < rounds; ++round) {
     for (uint32_t f = 0; f < cfg.function_count; ++f) {
       uint32_t deepest = 0;
       for (const Cfg::CallSite& call : cfg.function_calls(f)) {
@@ -103,16 +106,20 @@ Verdict run(const Program& program, const ProgramType& type, const VerifyOptions
     return verdict;
   }
   StatePool pool(arena);
-  uint32_t* stack_use = arena.allocate<uint32_t>(cfg.function_count + 1);
-  uint32_t* totals = arena.allocate<uint32_t>(cfg.function_count + 1);
+  uint32_t* stack_use = nullptr;
+  uint32_t* totals = nullptr;
+  (void)carve(arena, [&](Carve& c) {  // both stay nullptr when the arena is full
+    c.take(stack_use, cfg.function_count + size_t{1});
+    c.take(totals, cfg.function_count + size_t{1});
+  });
   LoopFactTable table;
   if (stack_use == nullptr || totals == nullptr || !build_fact_table(cfg, arena, table)) {
     verdict.reason = Reason::out_of_memory;
     return verdict;
   }
   Engine e{program.insns,  program.count, type, options, cfg, pool,
-           MapTable{options.maps, options.map_count}, 1, 0, stack_use, Verdict{}};
-  if (!check_map_references(e)) return e.verdict;
+           MapTable{options.maps, options.map_count, options.privileged}, 1, 0, stack_use, Verdict{}};
+  if (cfg.lddw_count != 0 && !check_map_references(e)) return e.verdict;  // only lddw names maps
   State* entry = pool.allocate(1, 4);
   if (entry == nullptr) {
     verdict.reason = Reason::out_of_memory;

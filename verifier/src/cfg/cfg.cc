@@ -12,6 +12,8 @@
 // mirrors every allocation below.
 #include "cfg/cfg.h"
 
+#include "support/carve.h"
+
 namespace keel {
 
 const char* cfg_error_name(CfgError error) {
@@ -31,8 +33,20 @@ namespace {
 
 constexpr uint32_t kNone = Cfg::kNone;
 
-// Flags kept in block_of_pc before it holds block indices.
-constexpr uint32_t kLeader = 1, kEntry = 2;
+// Bitsets over the slots, for phase 1: a bit per slot costs an eighth of
+// what an array would to clear, and finding the set bits skips 64 slots at
+// a time.
+bool test_bit(const uint64_t* bits, uint32_t pc) { return ((bits[pc / 64] >> (pc % 64)) & 1u) != 0; }
+void set_bit(uint64_t* bits, uint32_t pc) { bits[pc / 64] |= uint64_t{1} << (pc % 64); }
+// The first set bit at or after `from`, or `n` when none.
+uint32_t next_bit(const uint64_t* bits, uint32_t from, uint32_t n) {
+  if (from >= n) return n;
+  uint32_t word = from / 64;
+  uint64_t rest = bits[word] & (~uint64_t{0} << (from % 64));
+  const uint32_t words = (n + 63) / 64;
+  while (rest == 0 && ++word < words) rest = bits[word];
+  return rest == 0 ? n : word * 64 + static_cast<uint32_t>(__builtin_ctzll(rest));
+}
 
 bool is_conditional_jump(Op op) { return op >= Op::jeq64_imm && op <= Op::jsle32_reg; }
 bool is_lddw(Op op) { return op >= Op::lddw_imm64 && op <= Op::lddw_map_idx_value; }
@@ -68,120 +82,140 @@ struct Frame {
   uint32_t node, cursor;
 };
 
-// Phase 1. block_of_pc first carries kLeader/kEntry flags, then block indices.
+// Sets bit pc, counting each bit once.
+void mark(uint64_t* bits, uint32_t pc, uint32_t& count) {
+  count += test_bit(bits, pc) ? 0 : 1;
+  set_bit(bits, pc);
+}
+
+// The rare ops of phase 1's scan, in one range of Op: jumps, calls, exit
+// and both lddw slots. Everything else (ALU, loads, stores) neither ends a
+// block nor starts one.
+constexpr bool is_control_or_lddw(Op op) { return op >= Op::jeq64_imm && op <= Op::lddw_tail; }
+static_assert(Op::ja > Op::jeq64_imm && Op::call_local > Op::ja && Op::exit > Op::call_local &&
+              Op::lddw_imm64 > Op::exit && Op::lddw_tail > Op::lddw_map_idx_value);
+
+// Phase 1. One scan marks function entries (slot 0 and every call_local
+// target) and leaders (jump targets, the slot after a jump or exit) in two
+// bitsets and counts what the arrays need; the blocks are then laid out from
+// the leaders' bits alone. (The bitsets stay in the arena: the arrays after
+// them are kept.) The RPO array is carved here too, filled by phase 2.
 CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
   const uint32_t n = program.count;
   const Insn* insns = program.insns;
-  uint32_t* flags = cfg.block_of_pc = arena.allocate<uint32_t>(n);
-  if (flags == nullptr) return kOutOfMemory;
+  uint64_t* leaders = nullptr;
+  uint64_t* entries = nullptr;
+  const bool bits_carved = carve(arena, [&](Carve& c) {
+    c.take(leaders, (n + size_t{63}) / 64);
+    c.take(entries, (n + size_t{63}) / 64);
+  });
+  if (!bits_carved) return kOutOfMemory;
 
-  // Function entries: slot 0 and every call_local target.
-  flags[0] = kLeader | kEntry;
-  uint32_t call_count = 0;
-  for (uint32_t pc = 0; pc < n; ++pc) {
-    const Op op = insns[pc].op;
+  set_bit(leaders, 0);
+  set_bit(entries, 0);
+  uint32_t call_count = 0, block_count = 1, function_count = 1, conditionals = 0, exits = 0;
+  // The last slot ends a function (an exit or ja, or a lddw's tail that
+  // the check below the loop reports), so it stops the skip loop, which then
+  // needs no bound check.
+  if (!is_control_or_lddw(insns[n - 1].op)) return broken_contract(n - 1);
+  for (const Insn* at = insns; at < insns + n; ++at) {
+    while (!is_control_or_lddw(at->op)) ++at;
+    const Op op = at->op;
+    const auto pc = static_cast<uint32_t>(at - insns);
     if (is_lddw(op)) {
       if (pc + 1 >= n || insns[pc + 1].op != Op::lddw_tail) return broken_contract(pc);
-      ++pc;
+      ++cfg.lddw_count;
+      ++at;
     } else if (op == Op::lddw_tail) {
       return broken_contract(pc);
     } else if (op == Op::call_local) {
       const int64_t to = target_of(insns[pc], pc, n);
       if (to < 0 || insns[to].op == Op::lddw_tail) return broken_contract(pc);
-      flags[to] |= kLeader | kEntry;
+      mark(leaders, static_cast<uint32_t>(to), block_count);
+      mark(entries, static_cast<uint32_t>(to), function_count);
       ++call_count;
-    }
-  }
-  uint32_t function_count = 0;
-  for (uint32_t pc = 0; pc < n; ++pc) function_count += (flags[pc] & kEntry) != 0;
-  cfg.functions = arena.allocate<Cfg::Function>(function_count);
-  if (cfg.functions == nullptr) return kOutOfMemory;
-  cfg.function_count = function_count;
-  for (uint32_t pc = 0, f = 0; pc < n; ++pc) {
-    if ((flags[pc] & kEntry) == 0) continue;
-    if (f > 0) cfg.functions[f - 1].end = pc;
-    cfg.functions[f++].entry = pc;
-  }
-  cfg.functions[function_count - 1].end = n;
-
-  // Leaders: jump targets and the slot after a jump or exit. Jumps must stay
-  // in their function, and a function must not fall off its end.
-  for (uint32_t f = 0; f < function_count; ++f) {
-    const uint32_t entry = cfg.functions[f].entry, end = cfg.functions[f].end;
-    const Op last = insns[end - 1].op;
-    if (last != Op::exit && last != Op::ja) return broken_contract(last == Op::lddw_tail ? end - 2 : end - 1);
-    for (uint32_t pc = entry; pc < end; ++pc) {
-      const Op op = insns[pc].op;
-      if (is_lddw(op)) {
-        ++pc;
-        continue;
-      }
-      if (op == Op::ja || is_conditional_jump(op)) {
+    } else if (op == Op::ja || is_conditional_jump(op) || op == Op::exit) {
+      conditionals += is_conditional_jump(op) ? 1 : 0;
+      exits += op == Op::exit ? 1 : 0;
+      if (op != Op::exit) {
+        // Staying inside the function is checked with the edges below.
         const int64_t to = target_of(insns[pc], pc, n);
-        if (to < entry || to >= end || insns[to].op == Op::lddw_tail) return broken_contract(pc);
-        flags[to] |= kLeader;
+        if (to < 0 || insns[to].op == Op::lddw_tail) return broken_contract(pc);
+        mark(leaders, static_cast<uint32_t>(to), block_count);
       }
-      if ((op == Op::ja || is_conditional_jump(op) || op == Op::exit) && pc + 1 < end) flags[pc + 1] |= kLeader;
+      if (pc + 1 < n) mark(leaders, pc + 1, block_count);
     }
   }
-
-  uint32_t block_count = 0;
-  for (uint32_t pc = 0; pc < n; ++pc) block_count += (flags[pc] & kLeader) != 0;
-  cfg.blocks = arena.allocate<Cfg::Block>(block_count);
-  cfg.succ_offsets = cfg.blocks ? arena.allocate<uint32_t>(block_count + size_t{1}) : nullptr;
-  if (cfg.succ_offsets == nullptr) return kOutOfMemory;
+  // Every ja, conditional jump and exit ends a block (the slot after it
+  // leads one); the other blocks fall through into a jump target. So the
+  // edges number blocks + conditional jumps - exits, and every array but
+  // the loops' can be carved at once.
+  const uint32_t edge_count = block_count + conditionals - exits;
+  const bool carved = carve(arena, [&](Carve& c) {
+    c.take(cfg.functions, function_count);
+    c.take(cfg.blocks, block_count);
+    c.take(cfg.succ_offsets, block_count + size_t{1});
+    c.take(cfg.rpo, block_count);
+    c.take(cfg.edges, edge_count);
+    c.take(cfg.pred_offsets, block_count + size_t{1});
+    c.take(cfg.pred_edges, edge_count);
+    c.take(cfg.calls, call_count);
+  });
+  if (!carved) return kOutOfMemory;
+  cfg.function_count = function_count;
   cfg.block_count = block_count;
-
-  // Blocks and their edge counts; flags turn into block indices as we go
-  // (a slot's flags are read before it is overwritten).
-  uint32_t b = kNone, f = 0;
-  for (uint32_t pc = 0; pc < n; ++pc) {
-    if (flags[pc] & kLeader) {
-      if (b != kNone) cfg.blocks[b].last = pc - 1;
-      if (flags[pc] & kEntry) {
-        f = b == kNone ? 0 : f + 1;
-        cfg.functions[f].first_block = b + 1;
-      }
-      ++b;
-      cfg.blocks[b] = {pc, 0, f, kNone, kNone, kNone, 0, 0};
-      ++cfg.functions[f].block_count;
-    }
-    flags[pc] = b;
-  }
-  cfg.blocks[b].last = n - 1;
-  uint32_t edge_count = 0;
-  for (b = 0; b < block_count; ++b) {
-    const Op op = insns[terminator_pc(cfg, b)].op;
-    edge_count += op == Op::exit ? 0 : is_conditional_jump(op) ? 2 : 1;
-    cfg.succ_offsets[b + 1] = edge_count;
-  }
-
-  cfg.edges = arena.allocate<Cfg::Edge>(edge_count);
-  cfg.pred_offsets = cfg.edges ? arena.allocate<uint32_t>(block_count + size_t{1}) : nullptr;
-  cfg.pred_edges = cfg.pred_offsets ? arena.allocate<uint32_t>(edge_count) : nullptr;
-  cfg.calls = cfg.pred_edges ? arena.allocate<Cfg::CallSite>(call_count) : nullptr;
-  if (cfg.calls == nullptr) return kOutOfMemory;
   cfg.edge_count = edge_count;
   cfg.call_count = call_count;
+  for (uint32_t f = 0, pc = 0; f < function_count; ++f, pc = next_bit(entries, pc + 1, n)) {
+    if (f > 0) cfg.functions[f - 1].end = pc;
+    cfg.functions[f].entry = pc;
+  }
+  cfg.functions[function_count - 1].end = n;
+  // A function must not fall off its end.
+  for (uint32_t f = 0; f < function_count; ++f) {
+    const uint32_t end = cfg.functions[f].end;
+    const Op last = insns[end - 1].op;
+    if (last != Op::exit && last != Op::ja) return broken_contract(last == Op::lddw_tail ? end - 2 : end - 1);
+  }
+
+  // Blocks, one per leader in pc order (slot 0 leads the first), then
+  // their edge counts.
+  uint32_t b = 0, f = 0;
+  for (uint32_t pc = 0; pc < n; pc = next_bit(leaders, pc + 1, n), ++b) {
+    if (b > 0) {
+      cfg.blocks[b - 1].last = pc - 1;
+      if (test_bit(entries, pc)) cfg.functions[++f].first_block = b;
+    }
+    cfg.blocks[b] = {pc, 0, f, kNone, kNone, kNone, 0, 0};
+    ++cfg.functions[f].block_count;
+  }
+  cfg.blocks[block_count - 1].last = n - 1;
+  uint32_t edges = 0;
+  for (b = 0; b < block_count; ++b) {
+    const Op op = insns[terminator_pc(cfg, b)].op;
+    edges += op == Op::exit ? 0 : is_conditional_jump(op) ? 2 : 1;
+    cfg.succ_offsets[b + 1] = edges;
+  }
+  if (edges != edge_count) return broken_contract(0);
 
   // Edges (a conditional jump's not-taken edge first) and call sites.
   uint32_t e = 0, c = 0;
   for (b = 0; b < block_count; ++b) {
     const Cfg::Block& block = cfg.blocks[b];
-    for (uint32_t pc = block.first; pc <= block.last; ++pc) {
+    for (uint32_t pc = block.first; call_count != 0 && pc <= block.last; ++pc) {
       if (insns[pc].op != Op::call_local) continue;
-      const uint32_t callee = cfg.blocks[cfg.block_of_pc[target(insns[pc], pc)]].function;
+      const uint32_t callee = cfg.blocks[cfg.block_of(target(insns[pc], pc))].function;
       if (cfg.functions[block.function].call_count++ == 0) cfg.functions[block.function].call_begin = c;
       cfg.calls[c++] = {pc, b, block.function, callee};
     }
     const uint32_t pc = terminator_pc(cfg, b);
     const Op op = insns[pc].op;
     const uint32_t next = b + 1;
-    if (op == Op::ja) {
-      cfg.edges[e++] = {b, cfg.block_of_pc[target(insns[pc], pc)], Cfg::EdgeKind::jump};
-    } else if (is_conditional_jump(op)) {
-      cfg.edges[e++] = {b, next, Cfg::EdgeKind::not_taken};
-      cfg.edges[e++] = {b, cfg.block_of_pc[target(insns[pc], pc)], Cfg::EdgeKind::taken};
+    if (op == Op::ja || is_conditional_jump(op)) {
+      const uint32_t to = cfg.block_of(target(insns[pc], pc));
+      if (cfg.blocks[to].function != block.function) return broken_contract(pc);
+      if (op != Op::ja) cfg.edges[e++] = {b, next, Cfg::EdgeKind::not_taken};
+      cfg.edges[e++] = {b, to, op == Op::ja ? Cfg::EdgeKind::jump : Cfg::EdgeKind::taken};
     } else if (op != Op::exit) {
       cfg.edges[e++] = {b, next, Cfg::EdgeKind::fall};
     }
@@ -199,8 +233,6 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
 // Phase 2. Successors are visited last edge first so that, for an if/else,
 // the RPO follows the pc order.
 CfgResult build_rpo(Arena& arena, Cfg& cfg) {
-  cfg.rpo = arena.allocate<uint32_t>(cfg.block_count);
-  if (cfg.rpo == nullptr) return kOutOfMemory;
   const size_t mark = arena.mark();
   Frame* stack = arena.allocate<Frame>(cfg.block_count);
   if (stack == nullptr) return kOutOfMemory;
@@ -245,9 +277,13 @@ CfgResult build_rpo(Arena& arena, Cfg& cfg) {
 // depths come out in post-order.
 CfgResult check_calls(const CfgOptions& options, Arena& arena, Cfg& cfg) {
   const size_t mark = arena.mark();
-  uint8_t* state = arena.allocate<uint8_t>(cfg.function_count);  // 0 new, 1 on stack, 2 done
-  Frame* stack = state ? arena.allocate<Frame>(cfg.function_count) : nullptr;
-  if (stack == nullptr) return kOutOfMemory;
+  uint8_t* state = nullptr;  // 0 new, 1 on stack, 2 done
+  Frame* stack = nullptr;
+  const bool carved = carve(arena, [&](Carve& c) {
+    c.take(state, cfg.function_count);
+    c.take(stack, cfg.function_count);
+  });
+  if (!carved) return kOutOfMemory;
   uint32_t depth = 0;
   state[0] = 1;
   stack[depth++] = {0, 0};
@@ -340,9 +376,13 @@ CfgResult build_dominators(Arena& arena, Cfg& cfg) {
   // (children follow parents in RPO), then each child takes the next free
   // range inside its parent's. Numbering starts at 1; unreachable blocks keep 0.
   const size_t mark = arena.mark();
-  uint32_t* size = arena.allocate<uint32_t>(cfg.block_count);
-  uint32_t* next = size ? arena.allocate<uint32_t>(cfg.block_count) : nullptr;
-  if (next == nullptr) return kOutOfMemory;
+  uint32_t* size = nullptr;
+  uint32_t* next = nullptr;
+  const bool carved = carve(arena, [&](Carve& c) {
+    c.take(size, cfg.block_count);
+    c.take(next, cfg.block_count);
+  });
+  if (!carved) return kOutOfMemory;
   uint32_t number = 1;
   for (uint32_t f = 0; f < cfg.function_count; ++f) {
     const Cfg::Span<uint32_t> order = cfg.function_rpo(f);
@@ -407,23 +447,31 @@ CfgResult build_loops(Arena& arena, Cfg& cfg) {
       ++loop_count;
     }
   }
-  cfg.loops = arena.allocate<Cfg::Loop>(loop_count);
-  cfg.back_edge_offsets = cfg.loops ? arena.allocate<uint32_t>(loop_count + size_t{1}) : nullptr;
-  cfg.back_edges = cfg.back_edge_offsets ? arena.allocate<uint32_t>(back_count) : nullptr;
-  cfg.loop_block_offsets = cfg.back_edges ? arena.allocate<uint32_t>(loop_count + size_t{1}) : nullptr;
-  cfg.exit_offsets = cfg.loop_block_offsets ? arena.allocate<uint32_t>(loop_count + size_t{1}) : nullptr;
-  if (cfg.exit_offsets == nullptr) return kOutOfMemory;
+  const bool carved = carve(arena, [&](Carve& c) {
+    c.take(cfg.loops, loop_count);
+    c.take(cfg.back_edge_offsets, loop_count + size_t{1});
+    c.take(cfg.back_edges, back_count);
+    c.take(cfg.loop_block_offsets, loop_count + size_t{1});
+    c.take(cfg.exit_offsets, loop_count + size_t{1});
+  });
+  if (!carved) return kOutOfMemory;
   cfg.loop_count = loop_count;
+  if (loop_count == 0) return {};  // the offsets are all 0 already
 
   const size_t mark = arena.mark();
-  uint32_t* header_of = arena.allocate<uint32_t>(loop_count);  // by first numbering
-  uint32_t* parent = header_of ? arena.allocate<uint32_t>(loop_count) : nullptr;
-  uint32_t* sets = parent ? arena.allocate<uint32_t>(loop_count) : nullptr;
-  uint32_t* renumber = sets ? arena.allocate<uint32_t>(loop_count) : nullptr;
-  uint32_t* subtree = renumber ? arena.allocate<uint32_t>(loop_count) : nullptr;
-  uint32_t* stamp = subtree ? arena.allocate<uint32_t>(cfg.block_count) : nullptr;
-  uint32_t* stack = stamp ? arena.allocate<uint32_t>(cfg.block_count) : nullptr;
-  if (stack == nullptr) return kOutOfMemory;
+  uint32_t* header_of = nullptr;  // by first numbering
+  uint32_t *parent = nullptr, *sets = nullptr, *renumber = nullptr, *subtree = nullptr;
+  uint32_t *stamp = nullptr, *stack = nullptr;
+  const bool scratch_carved = carve(arena, [&](Carve& c) {
+    c.take(header_of, loop_count);
+    c.take(parent, loop_count);
+    c.take(sets, loop_count);
+    c.take(renumber, loop_count);
+    c.take(subtree, loop_count);
+    c.take(stamp, cfg.block_count);
+    c.take(stack, cfg.block_count);
+  });
+  if (!scratch_carved) return kOutOfMemory;
 
   for (uint32_t i = 0, l = 0; i < cfg.rpo_count; ++i) {
     const uint32_t b = cfg.rpo[i];
@@ -515,9 +563,11 @@ CfgResult build_loops(Arena& arena, Cfg& cfg) {
   for (uint32_t e = 0; e < cfg.edge_count; ++e) {
     if (is_back_edge(cfg, cfg.edges[e])) ++cfg.back_edge_offsets[cfg.blocks[cfg.edges[e].to].loop + 1];
   }
-  cfg.loop_blocks = arena.allocate<uint32_t>(body_count);
-  cfg.exits = cfg.loop_blocks ? arena.allocate<Cfg::LoopExit>(exit_count) : nullptr;
-  if (cfg.exits == nullptr) return kOutOfMemory;
+  const bool bodies_carved = carve(arena, [&](Carve& c) {
+    c.take(cfg.loop_blocks, body_count);
+    c.take(cfg.exits, exit_count);
+  });
+  if (!bodies_carved) return kOutOfMemory;
 
   uint32_t* offsets[] = {cfg.loop_block_offsets, cfg.back_edge_offsets, cfg.exit_offsets};
   for (uint32_t* o : offsets) {
@@ -551,19 +601,42 @@ CfgResult build_loops(Arena& arena, Cfg& cfg) {
   return {};
 }
 
+// A program that is one block without calls (a call of slot 0 would be
+// recursion) has a trivial RPO, dominator tree and call graph and no loop,
+// as phases 2-5 would find; running them would cost more than the rest of
+// verifying such a program.
+CfgResult finish_single_block(Arena& arena, Cfg& cfg) {
+  cfg.rpo[0] = 0;
+  cfg.rpo_count = 1;
+  Cfg::Function& function = cfg.functions[0];
+  function.rpo_begin = 0;
+  function.rpo_count = 1;
+  function.depth = 1;
+  cfg.max_call_depth = 1;
+  Cfg::Block& block = cfg.blocks[0];
+  block.rpo = 0;
+  block.dom_pre = 1;  // the dominator tree's numbering starts at 1
+  block.dom_end = 2;
+  return build_loops(arena, cfg);  // (no back edge: only the empty offset arrays)
+}
+
 }  // namespace
 
 CfgResult build_cfg(const Program& program, const CfgOptions& options, Arena& arena, Cfg& out) {
   if (program.insns == nullptr || program.count == 0) return broken_contract(0);
-  Cfg cfg;
+  // Built in place: a fresh Cfg is already empty, and clearing one (GCC
+  // zeroes a struct this size with `rep stos`) costs as much as the whole
+  // graph of a tiny program. One that build_cfg filled before is cleared.
+  Cfg& cfg = out;
+  if (cfg.insns != nullptr) cfg = Cfg{};
   cfg.insns = program.insns;
   cfg.insn_count = program.count;
   CfgResult result = build_blocks(program, arena, cfg);
+  if (result.ok() && cfg.block_count == 1 && cfg.call_count == 0) return finish_single_block(arena, cfg);
   if (result.ok()) result = build_rpo(arena, cfg);
   if (result.ok()) result = check_calls(options, arena, cfg);
   if (result.ok()) result = build_dominators(arena, cfg);
   if (result.ok()) result = build_loops(arena, cfg);
-  if (result.ok()) out = cfg;
   return result;
 }
 
@@ -575,7 +648,7 @@ size_t cfg_arena_bound(uint32_t insn_count) {
   const uint64_t n = insn_count, blocks = n, edges = 2 * blocks, loops = blocks;
   const uint64_t function_or_call = sizeof(Cfg::Function) > sizeof(Cfg::CallSite) ? sizeof(Cfg::Function)
                                                                                   : sizeof(Cfg::CallSite);
-  uint64_t bytes = 4 * n                                         // block_of_pc
+  uint64_t bytes = 4 * n                                         // bitsets (n / 4 + 16)
                    + function_or_call * n                        // functions, calls
                    + sizeof(Cfg::Block) * blocks + 4 * (blocks + 1)  // blocks, succ_offsets
                    + (sizeof(Cfg::Edge) + 4) * edges + 4 * (blocks + 1)  // edges, pred_edges, pred_offsets
@@ -592,7 +665,7 @@ size_t cfg_arena_bound(uint32_t insn_count) {
   scratch = dominator_tree > scratch ? dominator_tree : scratch;
   scratch = loop_forest > scratch ? loop_forest : scratch;
   bytes += scratch;
-  constexpr uint64_t kAllocations = 32, kAlignmentSlack = 8;  // 28 allocations, padding < 4 each
+  constexpr uint64_t kAllocations = 32, kAlignmentSlack = 8;  // 28 arrays, padding < 8 each
   bytes += kAllocations * kAlignmentSlack;
   return bytes > SIZE_MAX ? SIZE_MAX : static_cast<size_t>(bytes);
 }

@@ -100,7 +100,6 @@ struct Cfg {
 
   const Insn* insns = nullptr;
   uint32_t insn_count = 0;
-  uint32_t* block_of_pc = nullptr;  // [insn_count]
   Block* blocks = nullptr;
   uint32_t block_count = 0;
   Edge* edges = nullptr;            // grouped by source block
@@ -122,6 +121,7 @@ struct Cfg {
   uint32_t* back_edges = nullptr;          // edge indices grouped by loop
   uint32_t* exit_offsets = nullptr;        // [loop_count + 1], into exits
   LoopExit* exits = nullptr;               // grouped by the innermost loop of the edge's source
+  uint32_t lddw_count = 0;                 // lddw instructions (two slots each), reachable or not
   uint32_t max_call_depth = 0;             // frames on the longest call chain from the entry
   uint32_t first_unreachable_pc = kNone;
 
@@ -136,6 +136,16 @@ struct Cfg {
   }
   Span<CallSite> function_calls(uint32_t f) const {
     return {calls + functions[f].call_begin, functions[f].call_count};
+  }
+  // The block holding slot pc (< insn_count): a binary search, the blocks
+  // tiling the program in pc order.
+  uint32_t block_of(uint32_t pc) const {
+    uint32_t low = 0, high = block_count;  // blocks[low].first <= pc < blocks[high].first
+    while (high - low > 1) {
+      const uint32_t mid = low + (high - low) / 2;
+      if (blocks[mid].first <= pc) low = mid; else high = mid;
+    }
+    return low;
   }
   bool reachable(uint32_t b) const { return blocks[b].rpo != kNone; }
   // O(1) through the dominator tree's pre-order intervals. Reflexive.
@@ -164,11 +174,11 @@ struct Cfg {
   bool leaves(const LoopExit& exit, uint32_t l) const { return exit.keep_depth < loops[l].depth; }
 };
 
-// Builds the CFG of `program` (which must outlive `out`) from `arena`;
-// `out` is written only on success. Checks run in this order: decode()'s
-// guarantees, recursion, too_deep_calls, unreachable, irreducible_loop
-// (out_of_memory can come at any point). Recursion and call depth follow
-// only calls in reachable code.
+// Builds the CFG of `program` (which must outlive `out`) from `arena`; on
+// failure `out` holds a partial graph, not to be used. Checks run in this
+// order: decode()'s guarantees, recursion, too_deep_calls, unreachable,
+// irreducible_loop (out_of_memory can come at any point). Recursion and call
+// depth follow only calls in reachable code.
 // Cost: O(n + e) for blocks, edges, RPO, loops (up to inverse Ackermann for
 // the loop forest's union-find); dominators by Cooper-Harvey-Kennedy, "A
 // Simple, Fast Dominance Algorithm" (2001), one pass on RPO (on a reducible
@@ -186,15 +196,16 @@ struct Cfg {
 
 // Upper bound on the arena bytes build_cfg takes (its peak, temporaries
 // included) for a program of n = `insn_count` slots: 204 n + 276, from
-//   4 per slot      block_of_pc
+//   4 per slot      the leader and entry bitsets (n / 4 + 16: a loose term)
 //   36 per slot     a Function or a CallSite (each needs a slot of its own)
 //   76 per block    Block 32, two CSR offsets 8, rpo 4, two edges (12 + 4 in pred_edges)
 //   60 per block    loops if every block headed one: Loop 20, three offsets 12,
 //                   a body entry 4, two back edges 8, two exit entries 16
 //   28 per block    temporaries (the loop-forest phase, the largest)
 //   276             the "+ 1" of five offset arrays, and alignment (< 8 per allocation)
-// with blocks <= slots. Real use is far lower: about 4 n + 52 B + 16 E for
-// loop-free code with B blocks and E edges; a straight line takes 4 n + ~100.
+// with blocks <= slots. Real use is far lower: about n / 4 + 52 B + 16 E
+// for loop-free code with B blocks and E edges; a straight line takes
+// n / 4 + ~150.
 size_t cfg_arena_bound(uint32_t insn_count);
 
 }  // namespace keel

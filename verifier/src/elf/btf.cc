@@ -89,6 +89,80 @@ bool type_member(const Btf& btf, uint32_t type_id, uint32_t& out) {
   return true;
 }
 
+ElfError map_members(const Btf& btf, uint32_t struct_id, uint32_t depth, BtfMapDef& out,
+                     uint64_t& value);
+
+// `__array(values, struct inner)` is `struct inner *values[]`: a map of
+// maps declares its inner map template there. A prog array's `values`
+// (pointers to functions) and other shapes declare none.
+void inner_member(const Btf& btf, uint32_t type_id, BtfMapDef& out) {
+  BtfType array;
+  if (!btf_type(btf, btf_skip_modifiers(btf, type_id), array) || array.kind != kBtfArray) return;
+  BtfType pointer;
+  if (!btf_type(btf, btf_skip_modifiers(btf, u32(array.extra, 0)), pointer) ||
+      pointer.kind != kBtfPtr)
+    return;
+  const uint32_t target = btf_skip_modifiers(btf, pointer.size_or_type);
+  BtfType inner_def;
+  if (!btf_type(btf, target, inner_def) || inner_def.kind != kBtfStruct) return;
+  // An inner definition keel cannot read leaves the template unknown (a
+  // lookup through the outer map is then rejected), not the object.
+  BtfMapDef inner;
+  uint64_t at_fault = 0;
+  if (map_members(btf, target, 1, inner, at_fault) != ElfError::ok) return;
+  out.has_inner = true;
+  out.inner_type = inner.type;
+  out.inner_key_size = inner.key_size;
+  out.inner_value_size = inner.value_size;
+  out.inner_max_entries = inner.max_entries;
+  out.inner_map_flags = inner.map_flags;
+}
+
+ElfError map_members(const Btf& btf, uint32_t struct_id, uint32_t depth, BtfMapDef& out,
+                     uint64_t& value) {
+  BtfType def;
+  if (struct_id == 0 || !btf_type(btf, struct_id, def) || def.kind != kBtfStruct)
+    return ElfError::bad_map_definition;
+  value = struct_id;
+  for (uint32_t i = 0; i < def.vlen; ++i) {
+    const uint8_t* member = def.extra + size_t{i} * 12;
+    const char* member_name = btf_string(btf, u32(member, 0));
+    const uint32_t member_type = u32(member, 4);
+    if (member_name == nullptr) return ElfError::bad_map_definition;
+    bool ok = true;
+    if (same(member_name, "type")) {
+      ok = uint_member(btf, member_type, out.type);
+      out.has_type = ok;
+    } else if (same(member_name, "max_entries")) {
+      ok = uint_member(btf, member_type, out.max_entries);
+    } else if (same(member_name, "map_flags")) {
+      ok = uint_member(btf, member_type, out.map_flags);
+    } else if (same(member_name, "key_size")) {
+      ok = out.has_key || uint_member(btf, member_type, out.key_size);
+      out.has_key = true;
+    } else if (same(member_name, "value_size")) {
+      ok = out.has_value || uint_member(btf, member_type, out.value_size);
+      out.has_value = true;
+    } else if (same(member_name, "key")) {
+      ok = type_member(btf, member_type, out.key_size);
+      out.has_key = true;
+    } else if (same(member_name, "value")) {
+      ok = type_member(btf, member_type, out.value_size);
+      out.has_value = true;
+    } else if (same(member_name, "values") && depth == 0) {
+      inner_member(btf, member_type, out);
+    }
+    // Others (pinning, numa_node, map_extra; a prog array's `values`) do
+    // not change what the verifier sees.
+    if (!ok) {
+      value = member_type;
+      return ElfError::bad_map_definition;
+    }
+  }
+  if (!out.has_type) return ElfError::bad_map_definition;
+  return ElfError::ok;
+}
+
 }  // namespace
 
 ElfResult parse_btf(const File& file, uint32_t section, Arena& arena, Btf& out) {
@@ -230,45 +304,7 @@ ElfError btf_map_definition(const Btf& btf, uint32_t datasec, const char* name, 
       break;
     }
   }
-  BtfType def;
-  if (struct_id == 0 || !btf_type(btf, struct_id, def) || def.kind != kBtfStruct)
-    return ElfError::bad_map_definition;
-  value = struct_id;
-  for (uint32_t i = 0; i < def.vlen; ++i) {
-    const uint8_t* member = def.extra + size_t{i} * 12;
-    const char* member_name = btf_string(btf, u32(member, 0));
-    const uint32_t member_type = u32(member, 4);
-    if (member_name == nullptr) return ElfError::bad_map_definition;
-    bool ok = true;
-    if (same(member_name, "type")) {
-      ok = uint_member(btf, member_type, out.type);
-      out.has_type = ok;
-    } else if (same(member_name, "max_entries")) {
-      ok = uint_member(btf, member_type, out.max_entries);
-    } else if (same(member_name, "map_flags")) {
-      ok = uint_member(btf, member_type, out.map_flags);
-    } else if (same(member_name, "key_size")) {
-      ok = out.has_key || uint_member(btf, member_type, out.key_size);
-      out.has_key = true;
-    } else if (same(member_name, "value_size")) {
-      ok = out.has_value || uint_member(btf, member_type, out.value_size);
-      out.has_value = true;
-    } else if (same(member_name, "key")) {
-      ok = type_member(btf, member_type, out.key_size);
-      out.has_key = true;
-    } else if (same(member_name, "value")) {
-      ok = type_member(btf, member_type, out.value_size);
-      out.has_value = true;
-    }
-    // Others (pinning, values, numa_node, map_extra) do not change what
-    // the verifier sees.
-    if (!ok) {
-      value = member_type;
-      return ElfError::bad_map_definition;
-    }
-  }
-  if (!out.has_type) return ElfError::bad_map_definition;
-  return ElfError::ok;
+  return map_members(btf, struct_id, 0, out, value);
 }
 
 ElfResult parse_btf_ext(const File& file, uint32_t section, const Btf& btf, Arena& arena,

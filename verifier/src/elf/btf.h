@@ -52,6 +52,11 @@ bool btf_type_size(const Btf& btf, uint32_t id, uint64_t& size);
 struct BtfMapDef {
   uint32_t type = 0, key_size = 0, value_size = 0, max_entries = 0, map_flags = 0;
   bool has_type = false, has_key = false, has_value = false;
+  // A map of maps: the inner map template that `__array(values, struct {...})`
+  // declares (libbpf parse_btf_map_def), one level deep.
+  bool has_inner = false;
+  uint32_t inner_type = 0, inner_key_size = 0, inner_value_size = 0, inner_max_entries = 0,
+           inner_map_flags = 0;
 };
 
 // The id of the DATASEC called `name` (".maps"), or 0.

@@ -5,13 +5,15 @@
 // R_BPF_64_32 on BPF-to-BPF calls; the others only appear in debug and BTF
 // sections, which the loader does not patch.
 //
-// FIXME: relocations of `.maps` itself (map-in-map inner maps, prog-array
-// `values` initialisers) are not read: the outer map is MapType::other and
-// a prog array starts empty, which the verifier does not need either way.
+// FIXME: relocations of `.maps` itself (the inner maps a map of maps starts
+// with, prog-array `values` initialisers) are not read: the verifier needs
+// only the inner map template, which the BTF definition gives, and a prog
+// array starts empty either way.
 #include "elf/btf.h"
 #include "elf/reader.h"
 #include "elf/sort.h"
 #include "keel/elf.h"
+#include "keel/isa.h"
 #include "support/bytes.h"
 
 namespace keel {
@@ -29,8 +31,8 @@ constexpr uint32_t kMaxMaps = 1u << 20;
 constexpr uint32_t kMapHash = 1, kMapArray = 2, kMapProgArray = 3, kMapPerfEventArray = 4,
                    kMapPercpuHash = 5, kMapPercpuArray = 6, kMapStackTrace = 7,
                    kMapCgroupArray = 8, kMapLruHash = 9, kMapLruPercpuHash = 10,
-                   kMapArrayOfMaps = 12, kMapHashOfMaps = 13, kMapDevmap = 14, kMapCpumap = 16,
-                   kMapRingbuf = 27;
+                   kMapLpmTrie = 11, kMapArrayOfMaps = 12, kMapHashOfMaps = 13, kMapDevmap = 14,
+                   kMapCpumap = 16, kMapXskmap = 17, kMapDevmapHash = 25, kMapRingbuf = 27;
 constexpr uint32_t kRdonlyProg = 1u << 7, kWronlyProg = 1u << 8;
 
 // A function of a code section: an STT_FUNC symbol, or the whole section
@@ -72,8 +74,28 @@ MapType map_type_of(uint32_t linux_type) {
     case kMapPerfEventArray: return MapType::perf_event_array;
     case kMapRingbuf: return MapType::ringbuf;
     case kMapStackTrace: return MapType::stack_trace;
+    case kMapLpmTrie: return MapType::lpm_trie;
+    case kMapCgroupArray: return MapType::cgroup_array;
+    case kMapArrayOfMaps: return MapType::array_of_maps;
+    case kMapHashOfMaps: return MapType::hash_of_maps;
+    case kMapDevmap: return MapType::devmap;
+    case kMapDevmapHash: return MapType::devmap_hash;
+    case kMapCpumap: return MapType::cpumap;
+    case kMapXskmap: return MapType::xskmap;
     default: return MapType::other;
   }
+}
+
+bool holds_maps(uint32_t linux_type) {
+  return linux_type == kMapArrayOfMaps || linux_type == kMapHashOfMaps;
+}
+
+// What may serve as an inner map template here: the maps whose lookups and
+// helpers keel models by value (bpf_map_meta_alloc refuses maps of maps).
+bool plain_template(MapType type) {
+  return type == MapType::array || type == MapType::hash || type == MapType::percpu_array ||
+         type == MapType::percpu_hash || type == MapType::lru_hash ||
+         type == MapType::lru_percpu_hash || type == MapType::lpm_trie || type == MapType::ringbuf;
 }
 
 bool is_data_section(const char* name) {
@@ -159,6 +181,7 @@ class Loader {
   uint32_t* map_first_ = nullptr;
   uint32_t* map_span_ = nullptr;
   uint32_t maps_datasec_ = 0;  // BTF id of the `.maps` DATASEC
+  void resolve_legacy_templates();
 
   // Per program being linked.
   Placed* placed_ = nullptr;
@@ -366,12 +389,16 @@ const Function* Loader::function_at(uint32_t section, uint64_t slot) const {
 
 ElfResult Loader::collect_maps() {
   // Pass 0 counts, pass 1 fills; maps are numbered in section order, and
-  // by offset within a maps section.
+  // by offset within a maps section. The inner map templates of BTF maps of
+  // maps follow them (MapDescriptor::template_only).
+  uint32_t templates = 0;
+  uint32_t next_template = 0;
   for (int pass = 0; pass < 2; ++pass) {
     if (pass == 1) {
-      maps_ = arena_.allocate<MapDescriptor>(map_count_);
-      map_info_ = arena_.allocate<ElfMap>(map_count_);
-      if ((maps_ == nullptr || map_info_ == nullptr) && map_count_ != 0)
+      next_template = map_count_;
+      maps_ = arena_.allocate<MapDescriptor>(uint64_t{map_count_} + templates);
+      map_info_ = arena_.allocate<ElfMap>(uint64_t{map_count_} + templates);
+      if ((maps_ == nullptr || map_info_ == nullptr) && map_count_ + templates != 0)
         return fail(ElfError::out_of_memory, 0, 0);
     }
     uint32_t index = 0;
@@ -390,6 +417,9 @@ ElfResult Loader::collect_maps() {
           d.value_size = static_cast<uint32_t>(s.size);
           d.max_entries = 1;
           d.read_only = starts_with(s.name, ".rodata");
+          // libbpf freezes .rodata maps once it has written their bytes
+          // (bpf_object__populate_internal_map), so their contents are known.
+          if (d.read_only) d.frozen_value = s.data;
           ElfMap& info = map_info_[index];
           info.name = s.name;
           info.kind = ElfMapKind::global_data;
@@ -443,12 +473,20 @@ ElfResult Loader::collect_maps() {
               d.max_entries = u32_at(def + 12);
               info.map_flags = entry >= 20 ? u32_at(def + 16) : 0;
               info.kind = ElfMapKind::legacy;
+              // The Linux samples' struct bpf_load_map_def (28 bytes) adds
+              // inner_map_idx: the ordinal of the template among the legacy
+              // definitions; resolved below once all are numbered.
+              const uint32_t ordinal = entry == 28 ? u32_at(def + 20) : UINT32_MAX;
+              if (holds_maps(info.linux_type) && ordinal < kMaxMaps) {
+                d.has_inner_map = true;
+                d.inner_map = ordinal;
+              }
             }
           }
         }
       } else if (result.ok() && kind == SectionKind::btf_maps && count != 0) {
         if (!has_btf_) result = fail(ElfError::bad_map_definition, sec, 0);
-        for (uint32_t k = 0; k < count && result.ok() && pass == 1; ++k) {
+        for (uint32_t k = 0; k < count && result.ok() && has_btf_; ++k) {
           const Symbol& sym = table[symbols[k]];
           BtfMapDef def;
           uint64_t at_fault = 0;
@@ -457,12 +495,18 @@ ElfResult Loader::collect_maps() {
             result = fail(ElfError::bad_map_definition, sec, sym.value, at_fault);
             break;
           }
+          const bool has_template = holds_maps(def.type) && def.has_inner;
+          if (pass == 0) {
+            templates += has_template ? 1 : 0;
+            continue;
+          }
           // Linux fixes these sizes for the fd-holding map kinds; libbpf
           // fills them in when the BTF definition leaves them out.
           const bool fd_map = def.type == kMapProgArray || def.type == kMapPerfEventArray ||
                               def.type == kMapCgroupArray || def.type == kMapArrayOfMaps ||
                               def.type == kMapHashOfMaps || def.type == kMapDevmap ||
-                              def.type == kMapCpumap;
+                              def.type == kMapCpumap || def.type == kMapXskmap ||
+                              def.type == kMapDevmapHash;
           if (fd_map && !def.has_key) def.key_size = 4;
           if (fd_map && !def.has_value) def.value_size = 4;
           MapDescriptor& d = maps_[index + k];
@@ -474,6 +518,25 @@ ElfResult Loader::collect_maps() {
           d.max_entries = def.max_entries;
           info.map_flags = def.map_flags;
           info.kind = ElfMapKind::btf;
+          if (has_template) {
+            MapDescriptor& t = maps_[next_template];
+            ElfMap& t_info = map_info_[next_template];
+            t.type = map_type_of(def.inner_type);
+            t.key_size = def.inner_key_size;
+            t.value_size = def.inner_value_size;
+            t.max_entries = def.inner_max_entries;
+            t.read_only = (def.inner_map_flags & kRdonlyProg) != 0;
+            t.write_only = (def.inner_map_flags & kWronlyProg) != 0;
+            t.template_only = true;
+            t_info.name = sym.name;
+            t_info.kind = ElfMapKind::btf;
+            t_info.linux_type = def.inner_type;
+            t_info.map_flags = def.inner_map_flags;
+            t_info.section_index = sec;
+            t_info.offset = static_cast<uint32_t>(sym.value);
+            d.has_inner_map = plain_template(t.type);
+            d.inner_map = next_template++;
+          }
         }
       }
       if (result.ok() && pass == 1) {
@@ -500,7 +563,32 @@ ElfResult Loader::collect_maps() {
     }
     map_count_ = index;
   }
+  resolve_legacy_templates();
+  map_count_ += templates;
   return {};
+}
+
+// Turns the inner_map_idx ordinals of legacy maps of maps into map indices.
+void Loader::resolve_legacy_templates() {
+  uint32_t legacy = 0;
+  for (uint32_t i = 0; i < map_count_; ++i) legacy += map_info_[i].kind == ElfMapKind::legacy ? 1 : 0;
+  const size_t mark = arena_.mark();
+  uint32_t* by_ordinal = arena_.allocate<uint32_t>(legacy);
+  uint32_t ordinal = 0;
+  for (uint32_t i = 0; i < map_count_ && by_ordinal != nullptr; ++i) {
+    if (map_info_[i].kind == ElfMapKind::legacy) by_ordinal[ordinal++] = i;
+  }
+  for (uint32_t i = 0; i < map_count_; ++i) {
+    MapDescriptor& d = maps_[i];
+    if (map_info_[i].kind != ElfMapKind::legacy || !d.has_inner_map) continue;
+    // Without the scratch table no template is resolved: lookups through
+    // these maps are then rejected, never checked against a wrong one.
+    const bool found = by_ordinal != nullptr && d.inner_map < ordinal &&
+                       plain_template(maps_[by_ordinal[d.inner_map]].type);
+    d.has_inner_map = found;
+    d.inner_map = found ? by_ordinal[d.inner_map] : 0;
+  }
+  arena_.release_to(mark);
 }
 
 ElfResult Loader::map_index(const Symbol& symbol, uint64_t offset, uint32_t reloc_section,
@@ -594,7 +682,17 @@ ElfResult Loader::process(const Placed& placed, uint8_t* out) {
         break;
       }
       if (sym.shndx == kShnUndef) {
-        // An extern (kfunc, ksym, kconfig, another object's function):
+        // A call of memset/memcpy/memmove/memcmp, which clang emits for some
+        // __builtin_mem*: keel's builtin of that name (ADR 0011).
+        const int32_t builtin = builtin_id(sym.name, SIZE_MAX);
+        if (builtin != 0 && type == kRel64_32 && insn[0] == kOpCall && (insn[1] >> 4) == kPseudoCall) {
+          if (out != nullptr) {
+            out[uint64_t{pc} * 8 + 1] = static_cast<uint8_t>(insn[1] & 0x0f);  // src 0: a helper call
+            bytes::store<int32_t>(out + uint64_t{pc} * 8 + 4, builtin);
+          }
+          continue;
+        }
+        // Any other extern (kfunc, ksym, kconfig, another object's function):
         // nothing here can resolve it.
         ElfResult missing = fail(ElfError::missing_symbol, rel, at, r.symbol);
         missing.symbol = sym.name;

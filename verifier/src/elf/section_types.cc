@@ -73,16 +73,32 @@ constexpr Row kRows[] = {
     {"flow_dissector", Match::prefix, "flow_dissector"},
     {"cgroup_skb/", Match::prefix, "cgroup_skb"},
     {"cgroup/skb", Match::prefix, "cgroup_skb"},
+    // cgroup_sock and cgroup_sock_addr: keel has one type per attach type
+    // (their context fields, helpers and return codes differ), named as
+    // libbpf's attach_type_name[] names the attach type; `cgroup_sock` is
+    // the sock_create default.
     {"cgroup/sock_create", Match::exact, "cgroup_sock"},
-    {"cgroup/sock_release", Match::exact, "cgroup_sock"},
-    {"cgroup/post_bind4", Match::exact, "cgroup_sock"},
-    {"cgroup/post_bind6", Match::exact, "cgroup_sock"},
+    {"cgroup/sock_release", Match::exact, "cgroup_inet_sock_release"},
+    {"cgroup/post_bind4", Match::exact, "cgroup_inet4_post_bind"},
+    {"cgroup/post_bind6", Match::exact, "cgroup_inet6_post_bind"},
     {"cgroup/sock", Match::prefix, "cgroup_sock"},   // also cgroup/sock1 (Linux samples)
     {"cgroup/dev", Match::exact, "cgroup_device"},
     {"cgroup/sysctl", Match::exact, "cgroup_sysctl"},
     {"cgroup/getsockopt", Match::exact, "cgroup_sockopt"},
     {"cgroup/setsockopt", Match::exact, "cgroup_sockopt"},
-    {"cgroup/bind", Match::prefix, "cgroup_sock_addr"},
+    {"cgroup/bind4", Match::exact, "cgroup_inet4_bind"},
+    {"cgroup/bind6", Match::exact, "cgroup_inet6_bind"},
+    {"cgroup/connect4", Match::exact, "cgroup_inet4_connect"},
+    {"cgroup/connect6", Match::exact, "cgroup_inet6_connect"},
+    {"cgroup/sendmsg4", Match::exact, "cgroup_udp4_sendmsg"},
+    {"cgroup/sendmsg6", Match::exact, "cgroup_udp6_sendmsg"},
+    {"cgroup/recvmsg4", Match::exact, "cgroup_udp4_recvmsg"},
+    {"cgroup/recvmsg6", Match::exact, "cgroup_udp6_recvmsg"},
+    {"cgroup/getpeername4", Match::exact, "cgroup_inet4_getpeername"},
+    {"cgroup/getpeername6", Match::exact, "cgroup_inet6_getpeername"},
+    {"cgroup/getsockname4", Match::exact, "cgroup_inet4_getsockname"},
+    {"cgroup/getsockname6", Match::exact, "cgroup_inet6_getsockname"},
+    {"cgroup/bind", Match::prefix, "cgroup_sock_addr"},  // no attach type keel knows
     {"cgroup/connect", Match::prefix, "cgroup_sock_addr"},
     {"cgroup/sendmsg", Match::prefix, "cgroup_sock_addr"},
     {"cgroup/recvmsg", Match::prefix, "cgroup_sock_addr"},

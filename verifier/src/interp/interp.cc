@@ -1,7 +1,8 @@
 // Stage "run": keel::run() (interp.h). One dispatch loop, instantiated twice
 // on `Guarded`: the fast instantiation has no memory check compiled in, the
 // guarded one shares every line of ISA semantics with it and differs only in
-// access() and in clobbering r1-r5 after a helper call.
+// access() (and the builtins' range_allowed()) and in clobbering r1-r5
+// after a helper call.
 //
 // Preconditions (what decode() guarantees, not re-checked here): registers
 // are r0..r10, r10 is never written, jump and call targets are inside the
@@ -14,6 +15,8 @@
 // did not start). After a helper call r1-r5 keep their values in fast mode
 // and are overwritten with kClobbered in guarded mode (see there).
 #include "keel/interp.h"
+
+#include <cstring>
 
 #include "support/bytes.h"
 
@@ -188,6 +191,55 @@ HelperFn find_helper(const HelperTable* table, uint64_t id) {
 // value outside any region makes its use as a pointer trap.
 constexpr uint64_t kClobbered = 0xdead'beef'dead'beefULL;
 
+// The byte range [addr, addr + size) of a builtin lies in one region with
+// the needed permission (access() assumes sizes below the stack's).
+bool range_allowed(Guard& guard, uint64_t addr, uint64_t size, bool write) {
+  if (contains(guard.stack_base, sizeof(RunStack::bytes), addr, size) ||
+      in_granted_memory(guard, addr, size, write)) {
+    return true;
+  }
+  guard.status = RunStatus::out_of_bounds;
+  guard.address = addr;
+  return false;
+}
+
+// The compiler builtins (keel/isa.h, ADR 0011) on r1..r3; false on a trap
+// (guard.status and guard.address set). An empty range touches nothing.
+// memcpy runs as memmove: the verifier does not rule out overlap, and C
+// leaves an overlapping memcpy undefined.
+template <bool Guarded>
+bool call_builtin(uint64_t id, uint64_t* r, Guard& guard) {
+  const uint64_t n = r[3];
+  const bool reads_src = id != static_cast<uint64_t>(kBuiltinMemset);
+  const bool writes_dst = id != static_cast<uint64_t>(kBuiltinMemcmp);
+  if constexpr (Guarded) {
+    if (n != 0 && ((reads_src && !range_allowed(guard, r[2], n, false)) ||
+                   !range_allowed(guard, r[1], n, writes_dst))) {
+      return false;
+    }
+  } else {
+    (void)guard;
+    (void)reads_src;
+    (void)writes_dst;
+  }
+  auto* dst = reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(r[1]));
+  const auto* src = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(r[2]));
+  if (id == static_cast<uint64_t>(kBuiltinMemcmp)) {
+    const int order = n == 0 ? 0 : std::memcmp(dst, src, n);
+    r[0] = order < 0 ? ~uint64_t{0} : uint64_t{order > 0};
+    return true;
+  }
+  if (n != 0) {
+    if (id == static_cast<uint64_t>(kBuiltinMemset)) {
+      std::memset(dst, static_cast<uint8_t>(r[2]), n);
+    } else {
+      std::memmove(dst, src, n);
+    }
+  }
+  if constexpr (Guarded) r[0] = kClobbered;  // undefined after these, as r1-r5
+  return true;
+}
+
 struct CallerFrame {
   uint64_t saved[4];         // r6..r9, callee-saved (RFC 9669 §4.3.1)
   const Insn* return_to;
@@ -263,8 +315,14 @@ RunResult execute(const Program& program, uint64_t arg1, uint64_t arg2, const Ru
   if constexpr (Guarded) {                                                         \
     if (pointer == nullptr) KEEL_END(guard.status, guard.address);                 \
   }
-#define KEEL_CALL_HELPER(id)                                                                   \
+#define KEEL_CALL_HELPER(id_value)                                                             \
   {                                                                                           \
+    const uint64_t id = id_value;                                                             \
+    if (is_builtin(id)) {                                                                     \
+      if (!call_builtin<Guarded>(id, r, guard)) KEEL_END(guard.status, guard.address);        \
+      if constexpr (Guarded) r[1] = r[2] = r[3] = r[4] = r[5] = kClobbered;                   \
+      KEEL_NEXT;                                                                              \
+    }                                                                                         \
     const HelperFn fn = find_helper(options.helpers, id);                                     \
     if (fn == nullptr) KEEL_END(RunStatus::unknown_helper, 0);                                \
     HelperCall call{{r[1], r[2], r[3], r[4], r[5]}, options.helpers->user, &grant_region,     \

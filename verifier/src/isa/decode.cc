@@ -8,6 +8,7 @@
 #include "keel/decode.h"
 
 #include "isa/decode_table.h"
+#include "support/bytes.h"
 
 namespace keel {
 namespace {
@@ -38,6 +39,60 @@ static_assert(op_plus(Op::atomic32_add, 4) == Op::atomic32_or && op_plus(Op::ato
 static_assert(op_plus(Op::jsle32_reg, 1) == Op::ja);
 
 constexpr bool is_jump(Op op) { return op >= Op::jeq64_imm && op <= Op::ja; }
+
+// The common case in one test per slot, derived from kTable: a row without
+// a kind-specific check (Kind::none) whose slot has its unused fields zero
+// and its registers in range decodes to the row's op with the raw fields.
+// Every other slot, valid or not, takes the full per-row path below, which
+// alone reports errors, so the two paths cannot disagree.
+struct FastRow {
+  uint64_t zero_bits;  // bits of the little-endian slot that must be 0
+  uint32_t head;       // the Insn's first four bytes with dst and src 0: op, 0, 0, opcode
+  // 16 - (the bound dst must stay below) in the low byte, the same for src in
+  // the next: added to dst | src << 8, a register at or above its bound
+  // carries into bit 4 or 12. A bound of 0 (never the fast path) always does.
+  uint16_t register_bias;
+  uint8_t jump;  // 1 for ja and conditional jumps (pass 2 has work)
+};
+constexpr uint32_t kRegisterCarry = 0x1010;
+
+// The fast path writes an Insn as two little-endian words (a 16-byte
+// aggregate store compiles to a dozen narrow stores).
+static_assert(offsetof(Insn, op) == 0 && offsetof(Insn, dst) == 1 && offsetof(Insn, src) == 2 &&
+              offsetof(Insn, opcode) == 3 && offsetof(Insn, offset) == 4 && offsetof(Insn, imm) == 8 &&
+              sizeof(Op) == 1);
+
+constexpr uint8_t register_limit(Field f) {
+  return f == Field::read ? kRegisterCount : f == Field::write ? kFramePointer : 16;
+}
+
+constexpr uint16_t register_bias(uint8_t dst_limit, uint8_t src_limit) {
+  return static_cast<uint16_t>((16 - dst_limit) | (16 - src_limit) << 8);
+}
+
+constexpr FastRow fast_row(const Row& row) {
+  FastRow fast{0, static_cast<uint32_t>(row.op) | uint32_t{row.opcode} << 24, register_bias(0, 0), 0};
+  if (row.kind != Kind::none) return fast;
+  if (row.dst == Field::zero) fast.zero_bits |= uint64_t{0x0f} << 8;
+  if (row.src == Field::zero) fast.zero_bits |= uint64_t{0xf0} << 8;
+  if (row.offset == Field::zero) fast.zero_bits |= uint64_t{0xffff} << 16;
+  if (row.imm == Field::zero) fast.zero_bits |= uint64_t{0xffffffff} << 32;
+  fast.register_bias = register_bias(register_limit(row.dst), register_limit(row.src));
+  fast.jump = is_jump(row.op) ? 1 : 0;
+  return fast;
+}
+
+struct FastTable {
+  FastRow row[256];
+};
+
+constexpr FastTable build_fast() {
+  FastTable table{};
+  for (size_t i = 0; i < 256; ++i) table.row[i] = fast_row(decode_table::kTable.row[i]);
+  return table;
+}
+
+constexpr FastTable kFast = build_fast();
 
 // The fields every row states (RFC 9669 §3: unused fields must be zero;
 // registers are 0..10). A written r10 is refused as Linux does ("frame
@@ -178,28 +233,64 @@ DecodeResult decode_lddw(const uint8_t* bytes, uint32_t count, uint32_t pc, cons
   return {};
 }
 
-// Pass 1. Counts the local calls so that pass 3 can skip its scratch array
-// for the common single-function program.
-DecodeResult decode_slots(const uint8_t* bytes, uint32_t count, const DecodeOptions& options, Insn* insns,
-                          uint32_t& local_calls) {
-  local_calls = 0;
-  for (uint32_t pc = 0; pc < count; ++pc) {
-    const RawInsn raw = read_raw(bytes, pc);
-    const Row& row = decode_table::kTable.row[raw.opcode];
-    if (row.kind == Kind::invalid || (row.kind == Kind::legacy && !options.allow_legacy_packet_loads))
-      return {DecodeError::unknown_opcode, pc};
-    if (const DecodeError error = check_fields(row, raw); error != DecodeError::ok) return {error, pc};
+// One slot by its row (the path for every kinded row and every error);
+// advances pc past a lddw's tail. Out of line, so that the fast loop
+// keeps its values in registers.
+[[gnu::noinline]] DecodeResult decode_slot(const uint8_t* bytes, uint32_t count, const DecodeOptions& options,
+                                           Insn* insns, uint32_t& pc, uint32_t& local_calls, uint32_t& jumps) {
+  const RawInsn raw = read_raw(bytes, pc);
+  const Row& row = decode_table::kTable.row[raw.opcode];
+  if (row.kind == Kind::invalid || (row.kind == Kind::legacy && !options.allow_legacy_packet_loads))
+    return {DecodeError::unknown_opcode, pc};
+  if (const DecodeError error = check_fields(row, raw); error != DecodeError::ok) return {error, pc};
 
-    Insn& insn = insns[pc];
-    insn = Insn{row.op, raw.dst, raw.src, raw.opcode, raw.offset, raw.imm};
-    if (row.kind == Kind::lddw) {
-      if (const DecodeResult result = decode_lddw(bytes, count, pc, raw, insns); !result.ok()) return result;
-      ++pc;  // the tail is filled in
-      continue;
-    }
-    if (const DecodeError error = decode_kind(row, raw, options, insn); error != DecodeError::ok)
-      return {error, pc};
-    if (insn.op == Op::call_local) ++local_calls;
+  Insn& insn = insns[pc];
+  insn = Insn{row.op, raw.dst, raw.src, raw.opcode, raw.offset, raw.imm};
+  if (row.kind == Kind::lddw) {
+    if (const DecodeResult result = decode_lddw(bytes, count, pc, raw, insns); !result.ok()) return result;
+    ++pc;  // the tail is filled in
+    return {};
+  }
+  if (const DecodeError error = decode_kind(row, raw, options, insn); error != DecodeError::ok)
+    return {error, pc};
+  if (insn.op == Op::call_local) ++local_calls;
+  if (is_jump(insn.op)) ++jumps;  // gotol
+  return {};
+}
+
+// The common case of pass 1: decodes slots from pc on while each has a
+// Kind::none row and valid fields; returns the first slot that does not
+// (or count). No call inside, so that its loop keeps everything in registers.
+uint32_t decode_fast(const uint8_t* bytes, uint32_t pc, uint32_t count, Insn* insns, uint32_t& jumps) {
+  uint32_t fast_jumps = 0;
+  for (; pc < count; ++pc) {
+    const auto word = bytes::load<uint64_t>(bytes + size_t{pc} * 8);
+    const FastRow& fast = kFast.row[word & 0xff];
+    const uint32_t registers = ((word >> 8) & 0x0f) | ((word >> 4) & 0x0f00);  // dst | src << 8
+    if ((word & fast.zero_bits) != 0 || ((registers + fast.register_bias) & kRegisterCarry) != 0) break;
+    // Insn{op, dst, src, opcode, offset sign-extended, imm sign-extended}.
+    const auto offset = static_cast<uint32_t>(int32_t{static_cast<int16_t>(word >> 16)});
+    const uint64_t head = fast.head | registers << 8;
+    bytes::store<uint64_t>(&insns[pc], head | uint64_t{offset} << 32);
+    bytes::store<int64_t>(&insns[pc].imm, int64_t{static_cast<int32_t>(word >> 32)});
+    fast_jumps += fast.jump;
+  }
+  jumps += fast_jumps;
+  return pc;
+}
+
+// Pass 1. Counts the local calls, so that pass 3 can skip its scratch array
+// for the common single-function program, and the jumps, so that pass 2 can
+// be skipped when there are neither.
+DecodeResult decode_slots(const uint8_t* bytes, uint32_t count, const DecodeOptions& options, Insn* insns,
+                          uint32_t& local_calls, uint32_t& jumps) {
+  local_calls = 0;
+  jumps = 0;
+  for (uint32_t pc = decode_fast(bytes, 0, count, insns, jumps); pc < count;
+       pc = decode_fast(bytes, pc + 1, count, insns, jumps)) {
+    if (const DecodeResult result = decode_slot(bytes, count, options, insns, pc, local_calls, jumps);
+        !result.ok())
+      return result;
   }
   return {};
 }
@@ -231,7 +322,8 @@ constexpr bool ends_function(Op op) { return op == Op::exit || op == Op::ja; }
 // FIXME: lddw code_addr (src 4) targets are functions too in Linux (callbacks
 // of bpf_loop and friends); they are not marked as starts yet.
 DecodeResult check_shape(const Insn* insns, uint32_t count, const uint32_t* function) {
-  for (uint32_t pc = 0; pc < count; ++pc) {
+  // One function: only the last slot can end it.
+  for (uint32_t pc = function == nullptr ? count - 1 : 0; pc < count; ++pc) {
     const Insn& insn = insns[pc];
     if (function != nullptr && is_jump(insn.op)) {
       const auto target = static_cast<uint32_t>(target_of(insn, pc));  // in range: pass 2
@@ -286,11 +378,11 @@ DecodeResult decode(const uint8_t* bytes, size_t size, const DecodeOptions& opti
 
   // Everything is released on failure; on success only the Insn array stays.
   const size_t mark = arena.mark();
-  Insn* insns = arena.allocate<Insn>(count);
+  Insn* insns = arena.allocate_uninitialized<Insn>(count);  // pass 1 writes every slot
   if (insns == nullptr) return {DecodeError::out_of_memory, 0};
 
-  uint32_t local_calls = 0;
-  DecodeResult result = decode_slots(bytes, count, options, insns, local_calls);
+  uint32_t local_calls = 0, jumps = 0;
+  DecodeResult result = decode_slots(bytes, count, options, insns, local_calls, jumps);
   if (result.ok()) {
     const size_t scratch = arena.mark();
     // Function index per slot, built from the call targets by a prefix sum:
@@ -300,7 +392,7 @@ DecodeResult decode(const uint8_t* bytes, size_t size, const DecodeOptions& opti
       function = arena.allocate<uint32_t>(count);
       if (function == nullptr) result = {DecodeError::out_of_memory, 0};
     }
-    if (result.ok()) result = check_targets(insns, count, function);
+    if (result.ok() && jumps + local_calls != 0) result = check_targets(insns, count, function);
     // (A call to slot 0 shifts every index by one, which changes nothing.)
     if (result.ok() && function != nullptr)
       for (uint32_t pc = 1; pc < count; ++pc) function[pc] += function[pc - 1];

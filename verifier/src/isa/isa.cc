@@ -50,4 +50,24 @@ const char* op_name(Op op) {
   return index < kOpCount ? kOpNames[index] : "invalid";
 }
 
+namespace {
+constexpr const char* kBuiltinNames[] = {"memset", "memcpy", "memmove", "memcmp"};
+static_assert(sizeof(kBuiltinNames) / sizeof(kBuiltinNames[0]) == kBuiltinMemcmp - kBuiltinMemset + 1,
+              "one name per builtin");
+}  // namespace
+
+const char* builtin_name(uint64_t id) {
+  return is_builtin(id) ? kBuiltinNames[id - kBuiltinMemset] : nullptr;
+}
+
+int32_t builtin_id(const char* name, size_t length) {
+  for (int32_t i = 0; i <= kBuiltinMemcmp - kBuiltinMemset; ++i) {
+    const char* candidate = kBuiltinNames[i];
+    size_t k = 0;
+    while (k < length && candidate[k] != '\0' && candidate[k] == name[k]) ++k;
+    if (candidate[k] == '\0' && (k == length || name[k] == '\0')) return kBuiltinMemset + i;
+  }
+  return 0;
+}
+
 }  // namespace keel

@@ -1,5 +1,7 @@
 #include "keel/platform.h"
 
+#include "keel/isa.h"
+
 namespace keel {
 
 namespace {
@@ -12,6 +14,28 @@ bool same_name(const char* a, const char* b) {
   return *a == *b;
 }
 
+// The compiler builtins (keel/isa.h, ADR 0011), offered by every type. The
+// analysis checks their arguments itself (step_builtin in analysis/calls.cc)
+// rather than from `args`: the size is the third argument, not the one after
+// the pointer, and a copy reads its source before writing its destination.
+constexpr HelperProto builtin_proto(const char* name, RetKind ret) {
+  HelperProto p;
+  p.name = name;
+  p.ret = ret;
+  return p;
+}
+constexpr HelperProto kBuiltinProtos[] = {
+    builtin_proto("memset", RetKind::none), builtin_proto("memcpy", RetKind::none),
+    builtin_proto("memmove", RetKind::none), builtin_proto("memcmp", RetKind::integer)};
+constexpr HelperSlot builtin_slot(int32_t id) {
+  HelperSlot slot;
+  slot.id = id;
+  slot.proto = &kBuiltinProtos[id - kBuiltinMemset];
+  return slot;
+}
+constexpr HelperSlot kBuiltinSlots[] = {builtin_slot(kBuiltinMemset), builtin_slot(kBuiltinMemcpy),
+                                        builtin_slot(kBuiltinMemmove), builtin_slot(kBuiltinMemcmp)};
+
 }  // namespace
 
 const ProgramType* find_program_type(const Platform& platform, const char* name) {
@@ -23,6 +47,7 @@ const ProgramType* find_program_type(const Platform& platform, const char* name)
 }
 
 const HelperSlot* find_helper(const ProgramType& type, int32_t id) {
+  if (is_builtin(static_cast<uint64_t>(id))) return &kBuiltinSlots[id - kBuiltinMemset];
   // Sorted by id: binary search, since verification looks this up per call.
   uint32_t low = 0;
   uint32_t high = type.helper_count;

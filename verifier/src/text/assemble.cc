@@ -445,6 +445,12 @@ class Parser {
           insn.opcode |= opcode::src_x;
           return reg(insn.dst);
         }
+        if (p_ != end_ && is_ident_start(*p_)) {  // `call memset`: a builtin (isa.h)
+          const char* name = p_;
+          while (p_ != end_ && is_ident(*p_)) ++p_;
+          insn.imm = builtin_id(name, static_cast<size_t>(p_ - name));
+          return insn.imm != 0 ? Status{} : fail_at(AsmError::bad_operand, name);
+        }
         return imm32(insn.imm);
       case Form::exit:
         return {};

@@ -96,10 +96,17 @@ size_t write_insn(Writer& w, const Mnemonic& m, const RawInsn& insn, const RawIn
       w.signed_decimal(insn.imm, true);
       return 1;
     case Form::call_helper:
-    case Form::ld_abs:
+    case Form::ld_abs: {
+      const char* builtin =
+          m.form == Form::call_helper ? builtin_name(static_cast<uint64_t>(int64_t{insn.imm})) : nullptr;
       w.put(' ');
-      w.immediate(insn.imm, 32);
+      if (builtin != nullptr) {
+        w.put(builtin);  // `call memset` (isa.h)
+      } else {
+        w.immediate(insn.imm, 32);
+      }
       return 1;
+    }
     case Form::exit:
     case Form::raw:
       return 1;

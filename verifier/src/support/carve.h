@@ -1,0 +1,49 @@
+// Several arrays from one arena allocation. A stage that needs a dozen small
+// working arrays would otherwise pay a dozen allocations (each a call and a
+// memset), which is most of the fixed cost of verifying a tiny program.
+// Usage: a function that calls take() for every array, run once on a Carve
+// without memory to size the block, then once on the block itself.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "keel/arena.h"
+
+namespace keel {
+
+class Carve {
+ public:
+  Carve() = default;
+  explicit Carve(uint8_t* base) : base_(base) {}
+
+  // `out` = room for `count` objects aligned for T (never nullptr once
+  // carved, even for none, as Arena::allocate); nullptr while sizing.
+  template <class T>
+  void take(T*& out, size_t count) {
+    static_assert(alignof(T) <= alignof(uint64_t));
+    at_ = (at_ + alignof(T) - 1) / alignof(T) * alignof(T);
+    out = base_ == nullptr ? nullptr : reinterpret_cast<T*>(base_ + at_);
+    at_ += sizeof(T) * count;
+  }
+  size_t size() const { return at_; }
+
+ private:
+  uint8_t* base_ = nullptr;
+  size_t at_ = 0;
+};
+
+// Runs `layout(Carve&)` to size, allocates the block zeroed, and runs it
+// again to hand out the arrays. False on arena exhaustion.
+template <class Layout>
+[[nodiscard]] bool carve(Arena& arena, Layout&& layout) {
+  Carve sizing;
+  layout(sizing);
+  auto* memory = arena.allocate<uint64_t>((sizing.size() + 7) / 8);
+  if (memory == nullptr) return false;
+  Carve block(reinterpret_cast<uint8_t*>(memory));
+  layout(block);
+  return true;
+}
+
+}  // namespace keel
