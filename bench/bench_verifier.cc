@@ -12,6 +12,8 @@
 //   verifier/realistic/{map_lookup,packet_parse,stack_spills,packet_parse_vlan}
 //   verifier/corpus/<project>/<object>/<section>/<function>
 //     the programs of ../shared/corpus/ebpf-samples (programs.jsonl), when present
+//   verifier/corpus_all   every ebpf-samples object loaded and all its programs
+//                         verified, one iteration (counters objects, programs, accepted)
 //
 // Counters (every benchmark):
 //   insns               program size in slots (lddw counts two)
@@ -36,6 +38,7 @@
 #include <utility>
 #include <vector>
 
+#include "corpus_types.h"
 #include "keel/arena.h"
 #include "keel/decode.h"
 #include "keel/elf.h"
@@ -191,26 +194,6 @@ void add_synthetic() {
 #define KEEL_CORPUS_DIR ""
 #endif
 
-// Project-specific section names and the program type their projects load
-// them as (the same table as verifier/tests/elf_test.cc's corpus tests).
-const char* corpus_section_type(const void*, const char* section) {
-  static const std::pair<const char*, const char*> kNames[] = {
-      {"ingress", "sched_cls"}, {"egress", "sched_cls"}, {"downcall", "sched_cls"},
-      {"af_xdp", "xdp"}, {"filter", "sched_cls"}, {"redirect_xmit", "sched_cls"},
-      {"redirect_recv", "sched_cls"}, {"clone_redirect_xmit", "sched_cls"},
-      {"clone_redirect_recv", "sched_cls"}, {"l2_to_iptun_ingress_forward", "sched_cls"},
-      {"l2_to_iptun_ingress_redirect", "sched_cls"}, {"l2_to_ip6tun_ingress_redirect", "sched_cls"},
-      {"drop_non_tun_vip", "sched_cls"}, {"len_hist", "lwt_in"},
-      {"ingress_redirect", "sched_cls"}, {"loadbalancer", "socket_filter"},
-  };
-  const std::string name = section;
-  if (name.rfind("tail-", 0) == 0) return "sched_cls";  // ovs tail calls
-  for (const auto& [key, type] : kNames) {
-    if (name == key) return type;
-  }
-  return nullptr;
-}
-
 std::string json_field(const std::string& line, const std::string& key) {
   const std::string pattern = "\"" + key + "\": ";
   size_t at = line.find(pattern);
@@ -256,8 +239,10 @@ void add_corpus() {
   keel::LoadOptions options;
   options.partial = true;
   options.text_programs = keel::TextPrograms::always;
-  options.section_type = corpus_section_type;
+  options.section_type = keel::corpus::section_type;
+  const std::vector<keel::corpus::TypeRule> rules = keel::corpus::read_type_rules(KEEL_CORPUS_TYPES);
   for (const auto& [object, wanted] : objects) {
+    options.section_type_context = keel::corpus::rule_for(rules, object);
     std::ifstream in(dir / object, std::ios::binary);
     const std::vector<uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     std::vector<uint8_t> memory(bytes.size() * 64 + kMiB);
@@ -298,6 +283,80 @@ void add_corpus() {
   }
 }
 
+// verifier/corpus_all: what `keel verify` does for the whole corpus, in one
+// process: every object loaded (ELF, BTF, relocations, linking) and every
+// program it yields decoded and verified, as one iteration. Rejections are
+// timed too: they are part of the cost of a corpus run.
+struct CorpusObject {
+  std::string name;
+  std::vector<uint8_t> bytes;
+  const keel::corpus::TypeRule* rule = nullptr;
+};
+
+void run_corpus_all(benchmark::State& state, const std::vector<CorpusObject>& objects) {
+  std::vector<uint8_t> load_memory;
+  size_t programs = 0, accepted = 0;
+  auto once = [&] {
+    programs = accepted = 0;
+    for (const CorpusObject& object : objects) {
+      keel::LoadOptions options;
+      options.partial = true;
+      options.section_type = keel::corpus::section_type;
+      options.section_type_context = object.rule;
+      keel::Arena load_arena(load_memory.data(), load_memory.size());
+      keel::Object loaded;
+      if (!keel::load_object(object.bytes.data(), object.bytes.size(), options, load_arena, loaded).ok()) continue;
+      for (uint32_t i = 0; i < loaded.program_count; ++i) {
+        const keel::ElfProgram& p = loaded.programs[i];
+        const keel::ProgramType* type = p.status.ok() && p.type_name != nullptr ? linux_type(p.type_name) : nullptr;
+        if (type == nullptr) continue;
+        ++programs;
+        keel::Arena arena(g_arena_memory, 64 * kMiB);
+        keel::Program program;
+        if (!keel::decode(p.insns, size_t{p.slots} * 8, keel::DecodeOptions{}, arena, program).ok()) continue;
+        keel::VerifyOptions verify;
+        verify.maps = loaded.maps;
+        verify.map_count = loaded.map_count;
+        // As `keel verify OBJ.o` checks objects (cmd_verify.cc): Linux 6.1's
+        // rules, privileged, unwritten stack reads as unknown values.
+        verify.linux_rules = true;
+        verify.allow_uninit_stack_reads = true;
+        accepted += keel::verify(program, *type, verify, arena).ok();
+      }
+    }
+  };
+  size_t largest = 0;
+  for (const CorpusObject& object : objects) largest = std::max(largest, object.bytes.size());
+  load_memory.assign(largest * 64 + kMiB, 0);
+  for (auto _ : state) {
+    once();
+    benchmark::ClobberMemory();
+  }
+  state.counters["objects"] = static_cast<double>(objects.size());
+  state.counters["programs"] = static_cast<double>(programs);
+  state.counters["accepted"] = static_cast<double>(accepted);
+}
+
+void add_corpus_all() {
+  static std::vector<CorpusObject> objects;
+  static std::vector<keel::corpus::TypeRule> rules;
+  const fs::path dir = fs::path(KEEL_CORPUS_DIR) / "ebpf-samples";
+  if (!fs::exists(dir / "programs.jsonl")) return;  // add_corpus() has said so
+  rules = keel::corpus::read_type_rules(KEEL_CORPUS_TYPES);
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.path().extension() != ".o") continue;
+    CorpusObject object;
+    object.name = fs::relative(entry.path(), dir).generic_string();
+    std::ifstream in(entry.path(), std::ios::binary);
+    object.bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    objects.push_back(std::move(object));
+  }
+  std::sort(objects.begin(), objects.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  for (CorpusObject& object : objects) object.rule = keel::corpus::rule_for(rules, object.name);
+  benchmark::RegisterBenchmark("verifier/corpus_all", [](benchmark::State& state) { run_corpus_all(state, objects); })
+      ->Unit(benchmark::kMillisecond);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -311,6 +370,7 @@ int main(int argc, char** argv) {
   for (const Case& c : cases()) {
     benchmark::RegisterBenchmark(c.name.c_str(), [&c](benchmark::State& state) { run_case(state, c); });
   }
+  add_corpus_all();
 
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

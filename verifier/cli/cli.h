@@ -51,5 +51,6 @@ int cmd_run(const std::vector<std::string>& args);
 int cmd_test_data(const std::vector<std::string>& args);
 int cmd_verify(const std::vector<std::string>& args);
 int cmd_cases(const std::vector<std::string>& args);
+int cmd_compare(const std::vector<std::string>& args);
 
 }  // namespace keel::cli

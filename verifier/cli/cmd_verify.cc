@@ -1,5 +1,5 @@
 // keel verify FILE.{bin,s} --type T [--map ...] [--unprivileged] [--strict-alignment] [--json]
-// keel verify OBJ.o [--section S] [--function F] [--type T] [--json]
+// keel verify OBJ.o [--section S] [--function F] [--type T | --default-type T] [--json]
 // Decodes with the helpers of a Linux program type, verifies, prints the
 // verdict: one line per program, or one JSON object.
 #include <cstdio>
@@ -11,74 +11,11 @@
 #include "object_file.h"
 #include "program.h"
 #include "verification.h"
+#include "verify_args.h"
 
 namespace keel::cli {
 
 namespace {
-
-struct MapTypeName {
-  const char* name;
-  MapType type;
-};
-constexpr MapTypeName kMapTypes[] = {
-    {"array", MapType::array},
-    {"hash", MapType::hash},
-    {"percpu_array", MapType::percpu_array},
-    {"percpu_hash", MapType::percpu_hash},
-    {"lru_hash", MapType::lru_hash},
-    {"lru_percpu_hash", MapType::lru_percpu_hash},
-    {"prog_array", MapType::prog_array},
-    {"perf_event_array", MapType::perf_event_array},
-    {"ringbuf", MapType::ringbuf},
-    {"stack_trace", MapType::stack_trace},
-};
-
-struct NamedMap {
-  std::string kind;
-  MapDescriptor map;
-};
-
-std::string program_type_names() {
-  const Platform& platform = linux_platform();
-  std::string names;
-  for (uint32_t i = 0; i < platform.type_count; ++i)
-    names += (i == 0 ? "" : ", ") + std::string(platform.types[i].name);
-  return names;
-}
-
-const ProgramType& program_type(Args& args, const std::string& name) {
-  const ProgramType* type = find_program_type(linux_platform(), name.c_str());
-  if (type == nullptr) args.fail("unknown program type '" + name + "' (one of: " + program_type_names() + ")");
-  return *type;
-}
-
-// KIND:TYPE:KEY:VALUE:ENTRIES, e.g. "counters:array:4:8:16".
-NamedMap parse_map(Args& args, const std::string& text) {
-  std::vector<std::string> fields;
-  std::stringstream stream(text);
-  for (std::string field; std::getline(stream, field, ':');) fields.push_back(field);
-  std::string types;
-  for (const MapTypeName& entry : kMapTypes) types += std::string(types.empty() ? "" : "|") + entry.name;
-  const std::string want = "--map wants KIND:TYPE:KEY:VALUE:ENTRIES with TYPE one of " + types + ", got '" + text + "'";
-  if (fields.size() != 5 || fields[0].empty()) args.fail(want);
-  NamedMap named;
-  named.kind = fields[0];
-  bool known = false;
-  for (const MapTypeName& entry : kMapTypes) {
-    if (fields[1] == entry.name) {
-      named.map.type = entry.type;
-      known = true;
-    }
-  }
-  if (!known) args.fail(want);
-  uint32_t* sizes[] = {&named.map.key_size, &named.map.value_size, &named.map.max_entries};
-  for (int i = 0; i < 3; ++i) {
-    uint64_t value = 0;
-    if (!parse_u64(fields[static_cast<size_t>(i) + 2], value) || value > UINT32_MAX) args.fail(want);
-    *sizes[i] = static_cast<uint32_t>(value);
-  }
-  return named;
-}
 
 // The state lines of a rejection, indented under the FAIL line.
 void print_indented(const std::string& text) {
@@ -157,7 +94,7 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
   };
   if (!program.status.ok()) return load_reject(elf_error_name(program.status.error), elf_message(program.status));
   if (program.type_name == nullptr)
-    return load_reject("unknown_program_type", "no program type for the section (use --type)");
+    return load_reject("unknown_program_type", "no program type for the section (use --type or --default-type)");
   const ProgramType* type = find_program_type(linux_platform(), program.type_name);
   if (type == nullptr)
     return load_reject("unsupported_program_type",
@@ -203,11 +140,12 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
   return ProgramReport{check.accepted(), ""};
 }
 
-int verify_object(const std::string& input, Bytes bytes, const std::string& type_name, Args& args,
-                  const std::string& section, const std::string& function, const VerifyOptions& base,
-                  bool json_output) {
+int verify_object(const std::string& input, Bytes bytes, const std::string& type_name,
+                  const std::string& default_type, Args& args, const std::string& section,
+                  const std::string& function, const VerifyOptions& base, bool json_output) {
   if (!type_name.empty()) (void)program_type(args, type_name);
-  const LoadedObject loaded(std::move(bytes), type_name);
+  if (!default_type.empty()) (void)program_type(args, default_type);
+  const LoadedObject loaded(std::move(bytes), type_name, default_type);
   if (!loaded.result().ok()) {
     // The object as a whole cannot be loaded: a rejection, not bad usage.
     const std::string message = elf_message(loaded.result());
@@ -249,7 +187,7 @@ int verify_object(const std::string& input, Bytes bytes, const std::string& type
 
 int cmd_verify(const std::vector<std::string>& arguments) {
   Args args("verify", arguments);
-  std::string input, type_name, section, function;
+  std::string input, type_name, default_type, section, function;
   std::vector<NamedMap> maps;
   bool json_output = false;
   VerifyOptions options;
@@ -260,6 +198,8 @@ int cmd_verify(const std::vector<std::string>& arguments) {
     const std::string& arg = args.take();
     if (arg == "--type") {
       type_name = args.value_of(arg);
+    } else if (arg == "--default-type") {
+      default_type = args.value_of(arg);
     } else if (arg == "--map") {
       maps.push_back(parse_map(args, args.value_of(arg)));
     } else if (arg == "--section") {
@@ -282,9 +222,11 @@ int cmd_verify(const std::vector<std::string>& arguments) {
   Bytes bytes = read_file(input);
   if (is_elf(bytes)) {
     if (!maps.empty()) args.fail("--map is for raw programs: an object's maps come from the object");
-    return verify_object(input, std::move(bytes), type_name, args, section, function, options, json_output);
+    return verify_object(input, std::move(bytes), type_name, default_type, args, section, function, options,
+                         json_output);
   }
   if (!section.empty() || !function.empty()) args.fail("--section and --function select programs of an ELF object");
+  if (!default_type.empty()) args.fail("--default-type is for ELF objects (raw programs take --type)");
   if (type_name.empty()) args.fail("missing --type T (one of: " + program_type_names() + ")");
   return verify_raw(input, std::move(bytes), type_name, args, maps, options, json_output);
 }

@@ -97,7 +97,9 @@ HelperTable conformance_helper_table(HelperMemory& memory) {
   return HelperTable{kHelpers, static_cast<uint32_t>(kHelperCount), &memory};
 }
 
-bool conformance_helper_exists(const void*, int32_t id) { return id >= 0 && id < kHelperCount; }
+bool conformance_helper_exists(const void*, int32_t id) {
+  return (id >= 0 && id < kHelperCount) || is_builtin(static_cast<uint64_t>(id));
+}
 
 namespace {
 

@@ -27,12 +27,15 @@ constexpr const char* kUsage =
     "                               each --map is the next map index a lddw may name, TYPE one\n"
     "                               of array, hash, percpu_array, percpu_hash, lru_hash,\n"
     "                               lru_percpu_hash, prog_array, perf_event_array, ringbuf,\n"
-    "                               stack_trace; prints PASS/FAIL (with the abstract state at\n"
-    "                               the rejected pc) or one JSON object\n"
-    "  verify OBJ.o [--section S] [--function F] [--type T] [--unprivileged]\n"
+    "                               stack_trace, lpm_trie, cgroup_array, devmap, devmap_hash,\n"
+    "                               cpumap, xskmap, array_of_maps, hash_of_maps (no inner map\n"
+    "                               here: lookups through them are rejected); prints PASS/FAIL\n"
+    "                               (with the abstract state at the rejected pc) or one JSON object\n"
+    "  verify OBJ.o [--section S] [--function F] [--type T | --default-type T] [--unprivileged]\n"
     "         [--strict-alignment] [--json]\n"
     "                               verify the autoloaded (or the selected) programs of an ELF\n"
-    "                               object with its maps (--type overrides the section's type);\n"
+    "                               object with its maps (--type overrides the section's type,\n"
+    "                               --default-type types the sections whose names keel lacks);\n"
     "                               one PASS/FAIL line per program, with the source line of a\n"
     "                               rejection when the object has BTF line info\n"
     "  cases FILE.jsonl [--maps MAPS.json] [--divergences FILE] [--prefix ID] [--unprivileged]\n"
@@ -41,6 +44,16 @@ constexpr const char* kUsage =
     "                               disagreement (--state: with the abstract state at a false\n"
     "                               reject), then 'N passed, M failed'; false accepts listed\n"
     "                               in FILE ('ID why' lines) are documented divergences\n"
+    "  compare FILE... [--type T] [--map ...] [--section S] [--function F] [--runs N]\n"
+    "          [--strict-alignment] [--linux-log] [--json]\n"
+    "                               verify each program (.bin/.s as for verify, or the programs\n"
+    "                               of .o objects) with keel and with the running kernel's\n"
+    "                               verifier (bpf(2) BPF_PROG_LOAD with equivalent maps, never\n"
+    "                               attached): both verdicts, agreement, both verification\n"
+    "                               times (median of N runs, default 5) and their ratio, as a\n"
+    "                               table or JSON; --linux-log adds the kernel's log (level 1).\n"
+    "                               Where bpf(2) is refused (not root / no CAP_BPF) one line\n"
+    "                               says so and only keel's side is shown; exit 0 either way\n"
     "  run IN.{bin,s} [--mem HEX | --mem-file FILE] [--guarded] [--budget N]\n"
     "                               decode and run; r1 points to a copy of the memory\n"
     "                               (HEX bytes, or FILE's raw bytes), r2 holds its length;\n"
@@ -85,6 +98,7 @@ int main(int argc, char** argv) {
     if (command == "test-data") return cmd_test_data(args);
     if (command == "verify") return cmd_verify(args);
     if (command == "cases") return cmd_cases(args);
+    if (command == "compare") return cmd_compare(args);
     throw CliError("unknown command '" + command + "' (try 'keel --help')");
   } catch (const DiagnosticError& error) {
     std::fprintf(stderr, "%s\n", error.what());

@@ -6,11 +6,25 @@ namespace keel::cli {
 
 bool is_elf(const Bytes& bytes) { return bytes.size() >= 4 && std::memcmp(bytes.data(), "\x7f" "ELF", 4) == 0; }
 
-LoadedObject::LoadedObject(Bytes bytes, const std::string& program_type)
-    : bytes_(std::move(bytes)), program_type_(program_type) {
+namespace {
+
+// The SEC() table first; the caller's default for the names it lacks.
+const char* type_or_default(const void* context, const char* section) {
+  const char* known = program_type_for_section(section);
+  return known != nullptr ? known : static_cast<const std::string*>(context)->c_str();
+}
+
+}  // namespace
+
+LoadedObject::LoadedObject(Bytes bytes, const std::string& program_type, const std::string& default_type)
+    : bytes_(std::move(bytes)), program_type_(program_type), default_type_(default_type) {
   LoadOptions options;
   options.partial = true;
   if (!program_type_.empty()) options.program_type = program_type_.c_str();
+  if (!default_type_.empty()) {
+    options.section_type = &type_or_default;
+    options.section_type_context = &default_type_;
+  }
   // elf.h: every corpus object peaks below 1.7x its size; linking shared
   // subprograms into many programs has no linear bound, hence the retry.
   size_t size = bytes_.size() * 4 + (size_t{1} << 20);

@@ -19,8 +19,9 @@ class LoadedObject {
  public:
   // Loads `bytes` (kept inside) with LoadOptions::partial, so that one bad
   // program does not hide the others. `program_type` forces every
-  // program's type when not empty.
-  LoadedObject(Bytes bytes, const std::string& program_type);
+  // program's type when not empty; `default_type` (when not empty) is the
+  // type of programs whose section name keel does not know.
+  LoadedObject(Bytes bytes, const std::string& program_type, const std::string& default_type = "");
   LoadedObject(const LoadedObject&) = delete;
   LoadedObject& operator=(const LoadedObject&) = delete;
 
@@ -37,6 +38,7 @@ class LoadedObject {
  private:
   Bytes bytes_;
   std::string program_type_;
+  std::string default_type_;
   std::unique_ptr<uint8_t[]> memory_;
   Object object_;
   ElfResult result_;

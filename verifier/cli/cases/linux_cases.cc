@@ -46,6 +46,15 @@ MapType map_type(const std::string& name) {
   if (name == "BPF_MAP_TYPE_PERF_EVENT_ARRAY") return MapType::perf_event_array;
   if (name == "BPF_MAP_TYPE_RINGBUF") return MapType::ringbuf;
   if (name == "BPF_MAP_TYPE_STACK_TRACE") return MapType::stack_trace;
+  if (name == "BPF_MAP_TYPE_LPM_TRIE") return MapType::lpm_trie;
+  if (name == "BPF_MAP_TYPE_CGROUP_ARRAY") return MapType::cgroup_array;
+  if (name == "BPF_MAP_TYPE_DEVMAP") return MapType::devmap;
+  if (name == "BPF_MAP_TYPE_DEVMAP_HASH") return MapType::devmap_hash;
+  if (name == "BPF_MAP_TYPE_CPUMAP") return MapType::cpumap;
+  if (name == "BPF_MAP_TYPE_XSKMAP") return MapType::xskmap;
+  // No inner map template here (maps.json gives it as prose): lookups are rejected.
+  if (name == "BPF_MAP_TYPE_ARRAY_OF_MAPS") return MapType::array_of_maps;
+  if (name == "BPF_MAP_TYPE_HASH_OF_MAPS") return MapType::hash_of_maps;
   return MapType::other;
 }
 
@@ -84,12 +93,20 @@ void run_one(const Json& c, const Json& maps_json, const CaseOptions& options,
     r.outcome = CaseOutcome::skipped;
     r.skip_reason = why;
   };
+  // keel names the cgroup socket types by attach type (libbpf's names, as
+  // the cases give expected_attach_type); other types by program type.
+  const ProgramType* type = nullptr;
+  if (!c["expected_attach_type"].is_null()) {
+    type = find_program_type(linux_platform(), c["expected_attach_type"].str().c_str());
+  }
+  const bool attach_typed = type != nullptr;
+  if (type == nullptr) type = find_program_type(linux_platform(), c["prog_type"].str().c_str());
   for (const Json& need : c["needs"].array) {
+    if (need.str() == "expected_attach_type" && attach_typed) continue;
     if (!modelled_need(need.str())) return skip("needs:" + need.str());
   }
   if (!c["kfuncs"].array.empty()) return skip("kfuncs");
   if (c["has_btf_types"].boolean) return skip("btf");
-  const ProgramType* type = find_program_type(linux_platform(), c["prog_type"].str().c_str());
   if (type == nullptr) return skip("prog_type:" + c["prog_type"].str());
   std::vector<uint8_t> bytes;
   if (!c["insns_file"].is_null()) {

@@ -118,7 +118,9 @@ case $CASE in
     expect 0 "$KEEL" run "$DATA/result.s" --mem 000000002a000000 --guarded; stdout_has '^r0 = 0x32$'
     printf '\000\000\000\000\001\001\000\000\000\000' >mem.bin
     expect 0 "$KEEL" run "$DATA/result.s" --mem-file mem.bin --guarded; stdout_has '^r0 = 0x10b$'
-    expect 0 "$KEEL" run "$DATA/helper.s"; stdout_has '^r0 = 0x102030405$' ;;
+    expect 0 "$KEEL" run "$DATA/helper.s"; stdout_has '^r0 = 0x102030405$'
+    expect 0 "$KEEL" run "$DATA/builtins.s"; stdout_has '^r0 = 0x2a2a2a2a2a2a2a2a$'
+    expect 0 "$KEEL" run "$DATA/builtins.s" --guarded; stdout_has '^r0 = 0x2a2a2a2a2a2a2a2a$' ;;
   trap_guarded)
     expect 1 "$KEEL" run "$DATA/trap.s" --mem '01 02 03 04 05 06 07 08' --guarded
     stderr_has '^trap: out_of_bounds at pc 0 \(address 0x[0-9a-f]+\)$'
@@ -225,6 +227,39 @@ case $CASE in
     expect 1 "$KEEL" test-data "$DATA/fail.data"
     stdout_has '^FAIL .*/fail\.data: guarded: r0 = 0x1, expected 0x2$'
     [ "$(tail -n 1 out.txt)" = "0 passed, 1 failed" ] || fail "wrong summary line" ;;
+  compare_denied)
+    # KEEL_COMPARE_DENY_BPF stands in for a machine that refuses bpf(2):
+    # one line says so, keel's side is still shown, the exit status is 0.
+    export KEEL_COMPARE_DENY_BPF=1
+    expect 0 "$KEEL" compare "$DATA/verify-map.s" "$DATA/verify-ok.s" --type socket_filter --runs 1
+    [ "$(grep -c 'not permitted' out.txt)" -eq 1 ] || fail "expected exactly one 'not permitted' line"
+    stdout_has "^linux: bpf\(2\) not permitted here \(EPERM\): run as root or with CAP_BPF; keel's verdicts follow$"
+    stdout_has '^verify-map\.s +socket_filter +n/a +reject +- '
+    stdout_has '^    keel: pc 3: lddw names map 0, which is not provided$'
+    stdout_has '^verify-ok\.s +socket_filter +n/a +accept +- '
+    stdout_has '^2 programs: 0 agree, 0 disagree, 2 not compared$'
+    expect 0 "$KEEL" compare "$DATA/verify-map.s" --type socket_filter --map counters:array:4:8:1 --json --runs 2
+    json_check "d['linux_unavailable'].startswith('bpf(2) not permitted') and d['runs'] == 2 and
+      len(d['programs']) == 1 and d['programs'][0]['keel_verdict'] == 'accept' and
+      d['programs'][0]['linux_verdict'] == 'n/a' and d['programs'][0]['agree'] is None and
+      d['programs'][0]['ratio'] is None and d['programs'][0]['keel_verify_ns'] > 0 and d['summary']['not_compared'] == 1" ;;
+  compare_bad_input)
+    bad_input 'missing input file' "$KEEL" compare --type xdp
+    bad_input 'missing --type T \(one of: socket_filter' "$KEEL" compare "$DATA/verify-ok.s"
+    bad_input "unknown program type 'nosuch'" "$KEEL" compare "$DATA/verify-ok.s" --type nosuch
+    bad_input '--runs wants a number from 1 to 1000' "$KEEL" compare "$DATA/verify-ok.s" --type xdp --runs 0
+    bad_input '--map wants KIND:TYPE:KEY:VALUE:ENTRIES' "$KEEL" compare "$DATA/verify-ok.s" --type xdp --map m:tree:4:8:1
+    bad_input '--section and --function select programs of an ELF object' "$KEEL" compare "$DATA/verify-ok.s" --type xdp --section s
+    bad_input "unknown option '--bogus'" "$KEEL" compare "$DATA/verify-ok.s" --bogus
+    bad_input 'nope\.s: No such file' "$KEEL" compare nope.s --type xdp ;;
+  compare_here)
+    # Whatever this machine permits: exit 0, and either both verdicts
+    # agreeing on an accepted program or the one 'not permitted' line.
+    unset KEEL_COMPARE_DENY_BPF
+    expect 0 "$KEEL" compare "$DATA/verify-map.s" --type socket_filter --map counters:array:4:8:1 --runs 1
+    if ! grep -q 'not permitted' out.txt; then
+      stdout_has '^verify-map\.s +socket_filter +accept +accept +yes +[0-9]+ +[0-9.]+ '
+    fi ;;
   *)
     echo "unknown case $CASE"; exit 1 ;;
 esac

@@ -64,6 +64,16 @@ assert p["verdict"] == "reject" and p["reason"] == "pointer_arithmetic" and "bad
 out=$("$KEEL" verify "$samples/invalid/badsymsize.o"); status=$?
 [ $status -eq 1 ] || fail "badsymsize.o: exit $status"
 [[ $out =~ ^FAIL\ .*badsymsize\.o\ load:\  ]] || fail "badsymsize line"
+# A section name keel does not know: a load error naming the way out, and
+# --default-type types it (--type would retype every section).
+out=$("$KEEL" verify "$samples/build/bounded_loop.o"); status=$?
+[ $status -eq 1 ] || fail "bounded_loop.o: exit $status"
+[[ $out =~ ^FAIL\ test/test_bounded_loop\ .*load:\ .*unknown\ program\ type ]] || fail "unknown type line"
+out=$("$KEEL" verify "$samples/build/bounded_loop.o" --default-type socket_filter); status=$?
+[ $status -eq 0 ] || fail "--default-type: exit $status"
+[[ $out =~ ^PASS\ test/test_bounded_loop\ type=socket_filter ]] || fail "--default-type line"
+out=$("$KEEL" verify "$samples/linux/sockex1_kern.o" --default-type xdp); status=$?
+[[ $out =~ ^PASS\ socket1\ type=socket_filter ]] || fail "--default-type must not retype a known section"
 out=$("$KEEL" verify "$samples/linux/sockex1_kern.o" --section nope 2>&1); status=$?
 [ $status -eq 2 ] || fail "--section nope: exit $status"
 out=$("$KEEL" disasm "$samples/linux/sockex1_kern.o"); status=$?
