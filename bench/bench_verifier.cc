@@ -194,20 +194,6 @@ void add_synthetic() {
 #define KEEL_CORPUS_DIR ""
 #endif
 
-std::string json_field(const std::string& line, const std::string& key) {
-  const std::string pattern = "\"" + key + "\": ";
-  size_t at = line.find(pattern);
-  if (at == std::string::npos) return "";
-  at += pattern.size();
-  if (line[at] != '"') return line.substr(at, line.find_first_of(",}", at) - at);
-  std::string value;
-  for (++at; at < line.size() && line[at] != '"'; ++at) {
-    if (line[at] == '\\') ++at;
-    value += line[at];
-  }
-  return value;
-}
-
 std::string elf_error_text(const keel::ElfResult& result) {
   char buffer[256];
   keel::describe(result, buffer, sizeof(buffer));
@@ -230,10 +216,11 @@ void add_corpus() {
   std::vector<std::pair<std::string, std::vector<Wanted>>> objects;  // in list order
   std::string line;
   while (std::getline(list, line)) {
-    const std::string object = json_field(line, "object");
+    const std::string object = keel::corpus::json_field(line, "object");
     if (object.empty()) continue;
     if (objects.empty() || objects.back().first != object) objects.push_back({object, {}});
-    objects.back().second.push_back({json_field(line, "section"), json_field(line, "function")});
+    objects.back().second.push_back(
+        {keel::corpus::json_field(line, "section"), keel::corpus::json_field(line, "function")});
   }
 
   keel::LoadOptions options;

@@ -1,6 +1,8 @@
-// Program types for ebpf-samples objects whose section names do not say
-// it: the rules of data/ebpf-samples-types.txt, which scripts/corpus-report
-// reads too, as a LoadOptions::section_type hook. Tests and benchmarks only.
+// What elf_test and bench_verifier share about the ebpf-samples corpus:
+// program types for objects whose section names do not say it (the rules
+// of data/ebpf-samples-types.txt, which scripts/corpus-report reads too, as
+// a LoadOptions::section_type hook) and a reader for programs.jsonl lines.
+// Tests and benchmarks only.
 #pragma once
 
 #include <fnmatch.h>
@@ -52,6 +54,22 @@ inline const char* section_type(const void* context, const char* section) {
   if (rule->whole_object) return rule->type.c_str();
   const char* known = program_type_for_section(section);
   return known != nullptr ? known : rule->type.c_str();
+}
+
+// The value of `key` in one programs.jsonl line (flat objects, as the file
+// writes them: `"key": value`); "" when absent.
+inline std::string json_field(const std::string& line, const std::string& key) {
+  const std::string pattern = "\"" + key + "\": ";
+  size_t at = line.find(pattern);
+  if (at == std::string::npos) return "";
+  at += pattern.size();
+  if (line[at] != '"') return line.substr(at, line.find_first_of(",}", at) - at);
+  std::string value;
+  for (++at; at < line.size() && line[at] != '"'; ++at) {
+    if (line[at] == '\\') ++at;
+    value += line[at];
+  }
+  return value;
 }
 
 }  // namespace keel::corpus

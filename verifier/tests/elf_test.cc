@@ -1220,28 +1220,14 @@ struct CorpusProgram {
   long insns = -1;
 };
 
-std::string json_field(const std::string& line, const std::string& key) {
-  const std::string pattern = "\"" + key + "\": ";
-  size_t at = line.find(pattern);
-  if (at == std::string::npos) return "";
-  at += pattern.size();
-  if (line[at] != '"') return line.substr(at, line.find_first_of(",}", at) - at);
-  std::string value;
-  for (++at; at < line.size() && line[at] != '"'; ++at) {
-    if (line[at] == '\\') ++at;
-    value += line[at];
-  }
-  return value;
-}
-
 std::vector<CorpusProgram> corpus_programs() {
   std::vector<CorpusProgram> programs;
   std::ifstream in(kSamplesDir / "programs.jsonl");
   std::string line;
   while (std::getline(in, line)) {
-    CorpusProgram p{json_field(line, "object"), json_field(line, "section"),
-                    json_field(line, "function")};
-    const std::string insns = json_field(line, "insns");
+    CorpusProgram p{corpus::json_field(line, "object"), corpus::json_field(line, "section"),
+                    corpus::json_field(line, "function")};
+    const std::string insns = corpus::json_field(line, "insns");
     if (!insns.empty() && insns != "null") p.insns = std::stol(insns);
     programs.push_back(p);
   }
