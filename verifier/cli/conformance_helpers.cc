@@ -136,6 +136,12 @@ constexpr HelperSlot kSlots[] = {
 
 }  // namespace
 
+int32_t conformance_helper_id(const void*, const char* name) {
+  for (int32_t id = 0; id < kHelperCount; ++id)
+    if (std::strcmp(kProtos[id].name, name) == 0) return id;
+  return -1;
+}
+
 const HelperSlot* conformance_helper_slots(uint32_t& count) {
   count = static_cast<uint32_t>(kHelperCount);
   return kSlots;

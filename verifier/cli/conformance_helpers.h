@@ -34,6 +34,11 @@ HelperTable conformance_helper_table(HelperMemory& memory);
 // DecodeOptions::helper_exists for the same table (context unused).
 bool conformance_helper_exists(const void* context, int32_t id);
 
+// LoadOptions::extern_helper for objects that call these helpers by name
+// (uBPF's tests/elf/*.data; its runner registers them under the same
+// names): the id, or -1 when no helper has that name. Context unused.
+int32_t conformance_helper_id(const void* context, const char* name);
+
 // The same helpers as the verifier sees them (sorted by id), for the
 // "conformance" program type: every used argument ArgKind::anything (the
 // helpers check their pointers themselves), an integer result.

@@ -129,6 +129,8 @@ DataLoad load_data_file(const std::string& path, DataFile& out) {
       out.error_pattern = trim(section.body);
     } else if (name == "pyelf") {
       out.pyelf = true;
+      out.pyelf_text = section.body;
+      out.pyelf_line = section.first_line;
     } else if (name == "reload") {
       out.reload = true;
     } else if (name == "unload") {

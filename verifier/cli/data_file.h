@@ -25,7 +25,9 @@ struct DataFile {
   std::string error;      // -- error: uBPF's load-failure text
   bool has_error_pattern = false;
   std::string error_pattern;  // -- error pattern: regex of uBPF's run-time error
-  bool pyelf = false;     // -- pyelf: an ELF uBPF's Python harness builds
+  bool pyelf = false;     // -- pyelf: statements that edit uBPF's template ELF object (pyelf.h)
+  std::string pyelf_text;
+  uint32_t pyelf_line = 0;  // line of the data file the statements start on, minus one
   bool reload = false;    // -- reload: load the code twice into one uBPF VM
   bool unload = false;    // -- unload: unload and load it again before running
 };

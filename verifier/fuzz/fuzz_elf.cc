@@ -170,5 +170,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   other.program_type = "xdp";
   other.text_programs = keel::TextPrograms::always;
   (void)load(bytes.get(), size, other, large_arena, kLargeArena, true);
+
+  // uBPF's convention: the whole .text is the one program, and calls of
+  // undefined symbols are resolved by name (here: names starting with 's').
+  keel::LoadOptions ubpf;
+  ubpf.program_type = "conformance";
+  ubpf.text_programs = keel::TextPrograms::whole_section;
+  ubpf.extern_helper = [](const void*, const char* name) -> int32_t { return name[0] == 's' ? 3 : -1; };
+  const Loaded whole = load(bytes.get(), size, ubpf, large_arena, kLargeArena, true);
+  if (whole.result.ok()) KEEL_FUZZ_CHECK(whole.object.program_count == 1);
   return 0;
 }

@@ -1140,10 +1140,144 @@ TEST(ElfMalformed, TargetedCorruptions) {
   }
 }
 
+// Header and link checks beside libbpf's own: each names the field or the
+// section at fault (test-data's uBPF tests/elf/*.data match on that).
+TEST(ElfMalformed, HeaderFieldsAndLinks) {
+  REQUIRE_BPF_OBJECTS();
+  const std::vector<uint8_t> original = read_bytes(kBpfDir / "subprograms.bpf.o");
+  const std::vector<SectionView> sections = sections_of(original);
+  const SectionView* rel_xdp = section_named(sections, ".relxdp");
+  const SectionView* symtab = section_named(sections, ".symtab");
+  const SectionView* strtab = section_named(sections, ".strtab");
+  ASSERT_TRUE(rel_xdp != nullptr && symtab != nullptr && strtab != nullptr);
+  uint64_t shoff;
+  std::memcpy(&shoff, &original[40], 8);
+  auto load = [](std::vector<uint8_t> bytes) { return load_bytes(std::move(bytes))->result; };
+  auto set_link = [&](uint32_t section, uint32_t link) {
+    std::vector<uint8_t> b = original;
+    std::memcpy(&b[shoff + 64 * section + 40], &link, 4);
+    return b;
+  };
+  ASSERT_TRUE(load(original).ok());
+
+  {  // EI_OSABI: ELFOSABI_NONE loads (above), anything else is refused
+    std::vector<uint8_t> b = original;
+    b[7] = 3;  // ELFOSABI_LINUX
+    const ElfResult r = load(b);
+    EXPECT_EQ(r.error, ElfError::bad_header) << describe_result(r);
+    EXPECT_EQ(r.offset, 7u);
+    EXPECT_EQ(r.section, 0u);
+  }
+  {  // e_shnum past what the file holds: e_shnum (offset 60) is named
+    std::vector<uint8_t> b = original;
+    const uint16_t many = 1024;
+    std::memcpy(&b[60], &many, 2);
+    const ElfResult r = load(b);
+    EXPECT_EQ(r.error, ElfError::bad_section_table) << describe_result(r);
+    EXPECT_EQ(r.offset, 60u);
+    EXPECT_EQ(r.value, 1024u);
+  }
+  {  // e_shoff past the end: e_shoff (offset 40)
+    std::vector<uint8_t> b = original;
+    const uint64_t far = b.size();
+    std::memcpy(&b[40], &far, 8);
+    const ElfResult r = load(b);
+    EXPECT_EQ(r.error, ElfError::bad_section_table) << describe_result(r);
+    EXPECT_EQ(r.offset, 40u);
+  }
+  {  // a symbol table whose string table is no string table
+    const ElfResult r = load(set_link(symtab->index, rel_xdp->index));
+    EXPECT_EQ(r.error, ElfError::bad_link) << describe_result(r);
+    EXPECT_EQ(r.section, symtab->index);
+    EXPECT_EQ(r.value, rel_xdp->index);
+  }
+  {  // a relocation table whose symbol table is not .symtab
+    const ElfResult r = load(set_link(rel_xdp->index, strtab->index));
+    EXPECT_EQ(r.error, ElfError::bad_link) << describe_result(r);
+    EXPECT_EQ(r.section, rel_xdp->index);
+    EXPECT_STREQ(r.section_name, ".relxdp");
+  }
+  {  // any section's sh_link past the table, named in the message
+    const ElfResult r = load(set_link(rel_xdp->index, 30000));
+    EXPECT_EQ(r.error, ElfError::bad_link) << describe_result(r);
+    EXPECT_EQ(describe_result(r),
+              "bad_link: section " + std::to_string(rel_xdp->index) +
+                  " '.relxdp' offset 0x0: sh_link names no section or one of the wrong kind (sh_link 30000)");
+  }
+}
+
+// uBPF's convention (TextPrograms::whole_section): .text, whole, is the one
+// program; without an executable, non-empty .text there is none.
+TEST(ElfOwnObjects, WholeTextSection) {
+  REQUIRE_BPF_OBJECTS();
+  LoadOptions whole;
+  whole.text_programs = TextPrograms::whole_section;
+  whole.program_type = "xdp";
+  auto loaded = load_own("subprograms", whole);
+  ASSERT_EQ(loaded->object.program_count, 1u);
+  const ElfProgram& p = loaded->object.programs[0];
+  const SectionView* text = section_named(sections_of(loaded->bytes), ".text");
+  ASSERT_NE(text, nullptr);
+  EXPECT_STREQ(p.name, ".text");
+  EXPECT_STREQ(p.section, ".text");
+  EXPECT_EQ(uint64_t{p.slots} * 8, text->size);  // every slot, its function symbols ignored
+  EXPECT_EQ(p.own_slots, p.slots);
+  EXPECT_EQ(std::memcmp(p.insns, &loaded->bytes[text->offset], text->size), 0);
+
+  // builtins.bpf.o's .text is empty: nothing to run.
+  auto empty = load_path(kBpfDir / "builtins.bpf.o", whole);
+  EXPECT_EQ(empty->result.error, ElfError::no_program) << describe_result(empty->result);
+  EXPECT_STREQ(empty->result.section_name, ".text");
+  // The same object under libbpf's rules loads its SEC() programs.
+  EXPECT_TRUE(load_path(kBpfDir / "builtins.bpf.o")->result.ok());
+}
+
+// LoadOptions::extern_helper: a call of an undefined symbol becomes a call
+// of the helper the caller names; "not mine" leaves keel's builtins.
+TEST(ElfOwnObjects, ExternCallsResolvedByCaller) {
+  REQUIRE_BPF_OBJECTS();
+  LoadOptions options;
+  options.extern_helper = [](const void* context, const char* name) -> int32_t {
+    return std::string(name) == static_cast<const char*>(context) ? 42 : -1;
+  };
+  options.extern_helper_context = "memset";
+  auto loaded = load_own("builtins", options);
+  const ElfProgram* p = loaded->program("copy_in_bounds");
+  ASSERT_NE(p, nullptr);
+  std::multiset<int32_t> calls;
+  for (uint32_t pc : find_opcode(*p, 0x85)) {
+    const Slot call = slot_at(*p, pc);
+    EXPECT_EQ(call.src, 0) << "pc " << pc;
+    if (call.imm == 42 || is_builtin(static_cast<uint64_t>(int64_t{call.imm}))) calls.insert(call.imm);
+  }
+  // CompilerBuiltinCallsBecomeHelperCalls: memset, memset, memcpy, memmove.
+  EXPECT_EQ(calls, (std::multiset<int32_t>{42, 42, kBuiltinMemcpy, kBuiltinMemmove}));
+
+  // A name the caller does not know and keel has no builtin for stays missing.
+  std::vector<uint8_t> b = loaded->bytes;
+  const std::vector<SectionView> sections = sections_of(b);
+  const SectionView* strtab = section_named(sections, ".strtab");
+  ASSERT_NE(strtab, nullptr);
+  const std::string text(b.begin() + static_cast<long>(strtab->offset),
+                         b.begin() + static_cast<long>(strtab->offset + strtab->size));
+  const size_t at = text.find(std::string("memset") + '\0');
+  ASSERT_NE(at, std::string::npos);
+  b[strtab->offset + at] = 'n';  // "nemset"
+  options.extern_helper_context = "memset";
+  auto renamed = load_bytes(b, options);
+  EXPECT_EQ(renamed->result.error, ElfError::missing_symbol) << describe_result(renamed->result);
+  EXPECT_STREQ(renamed->result.symbol, "nemset");
+  options.extern_helper_context = "nemset";
+  auto resolved = load_bytes(b, options);
+  EXPECT_TRUE(resolved->result.ok()) << describe_result(resolved->result);
+}
+
 TEST(ElfDescribe, NamesAndText) {
   EXPECT_STREQ(elf_error_name(ElfError::ok), "ok");
   EXPECT_STREQ(elf_error_name(ElfError::bad_symbol), "bad_symbol");
   EXPECT_STREQ(elf_error_name(ElfError::unsupported_core_relocation), "unsupported_core_relocation");
+  EXPECT_STREQ(elf_error_name(ElfError::bad_link), "bad_link");
+  EXPECT_STREQ(elf_error_name(ElfError::no_program), "no_program");
   ElfResult r;
   r.error = ElfError::unsupported_relocation;
   r.section = 5;
@@ -1401,8 +1535,9 @@ TEST(ElfCorpus, MutationsNeverCrash) {
 TEST(ElfCorpus, InvalidObjectsAreRejected) {
   REQUIRE_CORPUS();
   const std::map<std::string, ElfError> expected = {
-      // .symtab header is garbage: offset 0 (over the ELF header), entsize 8, link 240
-      {"badsymsize.o", ElfError::bad_section},
+      // .symtab header is garbage: offset 0 (over the ELF header), entsize 8,
+      // link 240 (the first problem the reader meets)
+      {"badsymsize.o", ElfError::bad_link},
       {"invalid-lddw.o", ElfError::bad_program},     // lddw in the last slot of `func`
   };
   size_t seen = 0;

@@ -18,13 +18,14 @@ enum class ElfError : uint8_t {
   ok,
   out_of_memory,            // the arena cannot hold the loaded object
   truncated,                // file shorter than the ELF header
-  bad_header,               // not ELF, not ELF64, not little-endian, bad version or header size
+  bad_header,               // not ELF, not ELF64, not little-endian, bad version, OS ABI or header size
   not_relocatable,          // e_type is not ET_REL
   wrong_machine,            // e_machine is neither EM_BPF nor EM_NONE (old LLVM)
   bad_section_table,        // section header table outside the file, bad entry size or string table index
-  bad_section,              // data outside the file, overlapping another section or the headers, bad link
+  bad_section,              // data outside the file, overlapping another section or the headers
+  bad_link,                 // sh_link names no section, or one of the wrong kind (value = sh_link)
   bad_string,               // name offset outside its string table, or not NUL-terminated
-  bad_symbol_table,         // bad entry size, size not a multiple of it, bad string table link
+  bad_symbol_table,         // bad entry size, size not a multiple of it, more than one
   bad_symbol,               // section index out of range, or value/size outside its section
   symbol_out_of_range,      // a relocation names a symbol index past the table
   bad_relocation,           // relocation table malformed, or offset outside the section it patches
@@ -39,6 +40,7 @@ enum class ElfError : uint8_t {
   bad_btf_ext,              // .BTF.ext header or a func/line/CO-RE record table malformed
   unsupported_core_relocation,  // CO-RE relocation: keel has no kernel BTF to resolve it against
   unknown_program_type,     // section name maps to no program type and the caller forced none
+  no_program,               // TextPrograms::whole_section and no executable `.text`
   too_large,                // a count or size past keel's limits (2^31 instructions, 2^20 maps ...)
 };
 
@@ -135,6 +137,8 @@ enum class TextPrograms : uint8_t {
   never,
   when_no_sections,  // global .text functions, when no other section holds code
   always,            // every global .text function is also a program
+  whole_section,     // uBPF's ubpf_load_elf(): the executable `.text` section, whole and
+                     // whatever its symbols, is the one program; no_program without it
 };
 
 struct LoadOptions {
@@ -146,6 +150,13 @@ struct LoadOptions {
   const void* section_type_context = nullptr;
   /// Which .text functions are programs as well as subprograms.
   TextPrograms text_programs = TextPrograms::when_no_sections;
+  /// When set, a call relocated (R_BPF_64_32) to an undefined symbol asks it
+  /// for a helper id by the symbol's name (uBPF links its registered
+  /// functions so); a negative id means "not mine" and the call goes on as
+  /// any extern call (keel's mem* builtins, else missing_symbol).
+  int32_t (*extern_helper)(const void* context, const char* name) = nullptr;
+  /// Passed to extern_helper.
+  const void* extern_helper_context = nullptr;
   /// A program that cannot be prepared (unknown type, CO-RE, extern symbol)
   /// gets ElfProgram::status and the load goes on; when false it fails the load.
   bool partial = false;

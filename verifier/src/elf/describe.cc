@@ -18,6 +18,7 @@ const char* value_label(ElfError error) {
     case ElfError::bad_map_definition: return "BTF type";
     case ElfError::wrong_machine: return "e_machine";
     case ElfError::bad_symbol: return "symbol or section index";
+    case ElfError::bad_link: return "sh_link";
     default: return nullptr;
   }
 }
@@ -27,11 +28,12 @@ const char* explanation(ElfError error) {
     case ElfError::ok: return "ok";
     case ElfError::out_of_memory: return "the arena is too small for this object";
     case ElfError::truncated: return "file shorter than an ELF header";
-    case ElfError::bad_header: return "not an ELF64 little-endian object";
+    case ElfError::bad_header: return "not an ELF64 little-endian object, or unknown version or OS ABI";
     case ElfError::not_relocatable: return "not a relocatable object (ET_REL)";
     case ElfError::wrong_machine: return "not a BPF object";
     case ElfError::bad_section_table: return "section header table malformed";
     case ElfError::bad_section: return "section data outside the file or overlapping";
+    case ElfError::bad_link: return "sh_link names no section or one of the wrong kind";
     case ElfError::bad_string: return "string offset outside its table or unterminated";
     case ElfError::bad_symbol_table: return "symbol table malformed";
     case ElfError::bad_symbol: return "symbol outside its section";
@@ -48,6 +50,7 @@ const char* explanation(ElfError error) {
     case ElfError::bad_btf_ext: return ".BTF.ext malformed";
     case ElfError::unsupported_core_relocation: return "CO-RE relocation needs kernel BTF, which keel does not have";
     case ElfError::unknown_program_type: return "unknown program type for section";
+    case ElfError::no_program: return "no executable .text section to run";
     case ElfError::too_large: return "beyond keel's size limits";
   }
   return "?";
@@ -67,6 +70,7 @@ const char* elf_error_name(ElfError error) {
     KEEL_ELF_NAME(wrong_machine)
     KEEL_ELF_NAME(bad_section_table)
     KEEL_ELF_NAME(bad_section)
+    KEEL_ELF_NAME(bad_link)
     KEEL_ELF_NAME(bad_string)
     KEEL_ELF_NAME(bad_symbol_table)
     KEEL_ELF_NAME(bad_symbol)
@@ -83,6 +87,7 @@ const char* elf_error_name(ElfError error) {
     KEEL_ELF_NAME(bad_btf_ext)
     KEEL_ELF_NAME(unsupported_core_relocation)
     KEEL_ELF_NAME(unknown_program_type)
+    KEEL_ELF_NAME(no_program)
     KEEL_ELF_NAME(too_large)
 #undef KEEL_ELF_NAME
   }

@@ -259,7 +259,8 @@ ElfResult Loader::check_relocations() {
     const uint64_t entry = s.type == kShtRela ? 24 : 16;
     if (s.entsize != entry || s.size % entry != 0 || s.data == nullptr)
       return fail(ElfError::bad_relocation, i, 0, s.entsize);
-    if (file_.symtab == 0 || s.link != file_.symtab) return fail(ElfError::bad_relocation, i, 0, s.link);
+    // gABI "Sections": a relocation table's sh_link is its symbol table.
+    if (file_.symtab == 0 || s.link != file_.symtab) return fail(ElfError::bad_link, i, 0, s.link);
     const Section& target = file_.sections[s.info];
     for (uint64_t k = 0; k < s.size / entry; ++k) {
       Reloc r;
@@ -335,7 +336,9 @@ ElfResult Loader::collect_functions() {
     if (s.size / 8 > kMaxSlots) return fail(ElfError::too_large, sec, 0, s.size);
     Function* begin = functions_ + function_count_;
     uint32_t count = 0;
-    for (uint32_t j = symbol_first_[sec]; j < symbol_first_[sec + 1]; ++j) {
+    // uBPF runs `.text` from its first byte to its last, ignoring symbols.
+    const bool whole = options_.text_programs == TextPrograms::whole_section && same(s.name, ".text");
+    for (uint32_t j = whole ? symbol_first_[sec + 1] : symbol_first_[sec]; j < symbol_first_[sec + 1]; ++j) {
       const uint32_t k = symbol_index_[j];
       const Symbol& sym = file_.symbols[k];
       if (sym.type != kSttFunc || sym.size == 0) continue;
@@ -682,13 +685,21 @@ ElfResult Loader::process(const Placed& placed, uint8_t* out) {
         break;
       }
       if (sym.shndx == kShnUndef) {
-        // A call of memset/memcpy/memmove/memcmp, which clang emits for some
-        // __builtin_mem*: keel's builtin of that name (ADR 0011).
-        const int32_t builtin = builtin_id(sym.name, SIZE_MAX);
-        if (builtin != 0 && type == kRel64_32 && insn[0] == kOpCall && (insn[1] >> 4) == kPseudoCall) {
+        // A call the caller resolves by name (uBPF's registered functions),
+        // else a call of memset/memcpy/memmove/memcmp, which clang emits for
+        // some __builtin_mem*: keel's builtin of that name (ADR 0011).
+        const bool call = type == kRel64_32 && insn[0] == kOpCall && (insn[1] >> 4) == kPseudoCall;
+        int32_t helper = -1;
+        if (call && options_.extern_helper != nullptr)
+          helper = options_.extern_helper(options_.extern_helper_context, sym.name);
+        if (call && helper < 0) {
+          const int32_t builtin = builtin_id(sym.name, SIZE_MAX);  // 0: none (ids are 0x10000 up)
+          if (builtin != 0) helper = builtin;
+        }
+        if (helper >= 0) {
           if (out != nullptr) {
             out[uint64_t{pc} * 8 + 1] = static_cast<uint8_t>(insn[1] & 0x0f);  // src 0: a helper call
-            bytes::store<int32_t>(out + uint64_t{pc} * 8 + 4, builtin);
+            bytes::store<int32_t>(out + uint64_t{pc} * 8 + 4, helper);
           }
           continue;
         }
@@ -925,19 +936,31 @@ ElfResult Loader::run(Object& out) {
   bool* is_program = arena_.allocate<bool>(function_count_);
   if (is_program == nullptr && function_count_ != 0) return fail(ElfError::out_of_memory, 0, 0);
   uint32_t program_count = 0;
+  const bool whole_text = options_.text_programs == TextPrograms::whole_section;
   for (uint32_t sec = 1; sec < file_.section_count; ++sec) {
     if (kinds_[sec] != SectionKind::code) continue;
     const uint32_t first = first_function_[sec], n = section_functions_[sec];
     const bool text = same(file_.sections[sec].name, ".text");
-    if (text && (options_.text_programs == TextPrograms::never ||
-                 (options_.text_programs == TextPrograms::when_no_sections && other_code)))
+    if (whole_text) {
+      // The first executable .text only, as ubpf_load_elf() takes it.
+      if (!text || program_count != 0) continue;
+    } else if (text && (options_.text_programs == TextPrograms::never ||
+                        (options_.text_programs == TextPrograms::when_no_sections && other_code))) {
       continue;
+    }
     for (uint32_t i = first; i < first + n; ++i) {
       // Outside .text every function is a program (libbpf accepts static
       // ones too: cilium's tail calls are); in .text only global ones are.
       is_program[i] = !text || functions_[i].global;
       program_count += is_program[i];
     }
+  }
+  if (whole_text && program_count == 0) {
+    // Name the `.text` that is not executable code (or empty), when there is one.
+    uint32_t text = 0;
+    for (uint32_t sec = 1; sec < file_.section_count && text == 0; ++sec)
+      if (same(file_.sections[sec].name, ".text")) text = sec;
+    return fail(ElfError::no_program, text, 0);
   }
   ElfProgram* programs = arena_.allocate<ElfProgram>(program_count);
   placed_ = arena_.allocate<Placed>(function_count_);

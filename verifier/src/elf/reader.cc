@@ -74,7 +74,7 @@ ElfResult read_symbols(File& file, Arena& arena) {
     return error_at(file, ElfError::bad_symbol_table, file.symtab, 0, table.entsize);
   if (table.link == 0 || table.link >= file.section_count ||
       file.sections[table.link].type != kShtStrtab)
-    return error_at(file, ElfError::bad_symbol_table, file.symtab, 0, table.link);
+    return error_at(file, ElfError::bad_link, file.symtab, 0, table.link);
   const uint64_t count = table.size / kSymSize;
   if (count > (1u << 24)) return error_at(file, ElfError::too_large, file.symtab, 0, count);
   file.symbol_count = static_cast<uint32_t>(count);
@@ -153,12 +153,17 @@ ElfResult read_file(const uint8_t* bytes, size_t size, Arena& arena, File& out) 
   out.bytes = bytes;
   out.size = size;
   if (bytes == nullptr || size < kEhdrSize) return fail(ElfError::truncated, size);
-  // e_ident: magic, ELFCLASS64 (2), ELFDATA2LSB (1), EV_CURRENT (1).
+  // e_ident: magic, ELFCLASS64 (2), ELFDATA2LSB (1), EV_CURRENT (1), ELFOSABI_NONE (0).
   if (bytes[0] != 0x7f || bytes[1] != 'E' || bytes[2] != 'L' || bytes[3] != 'F')
     return fail(ElfError::bad_header, 0);
   if (bytes[4] != 2) return fail(ElfError::bad_header, 4, bytes[4]);
   if (bytes[5] != 1) return fail(ElfError::bad_header, 5, bytes[5]);
   if (bytes[6] != 1) return fail(ElfError::bad_header, 6, bytes[6]);
+  // EI_OSABI: anything but ELFOSABI_NONE announces OS-specific extensions
+  // (gABI "ELF Identification"), which could give the OS ranges of sh_type
+  // or st_info a meaning keel does not know. Compilers write 0 for BPF (every
+  // ebpf-samples object has it); libbpf 6.1 does not look (bpf_object__elf_init).
+  if (bytes[7] != 0) return fail(ElfError::bad_header, 7, bytes[7]);
   const uint16_t type = field<uint16_t>(bytes, 16);
   if (type != 1) return fail(ElfError::not_relocatable, 16, type);  // ET_REL
   out.machine = field<uint16_t>(bytes, 18);
@@ -180,8 +185,9 @@ ElfResult read_file(const uint8_t* bytes, size_t size, Arena& arena, File& out) 
   if (shnum == 0) shnum = field<uint64_t>(bytes, shoff + 32);
   if (shstrndx == kShnXindex) shstrndx = field<uint32_t>(bytes, shoff + 40);
   uint64_t table_size = 0;
+  // The first header fits (above): the count is what runs past the end.
   if (mul_overflows(shnum, kShdrSize, table_size) || !within(shoff, table_size, size))
-    return fail(ElfError::bad_section_table, 40, shnum);
+    return fail(ElfError::bad_section_table, 60, shnum);
   if (shnum > (1u << 20)) return fail(ElfError::too_large, 60, shnum);
   if (shstrndx == 0 || shstrndx >= shnum) return fail(ElfError::bad_section_table, 62, shstrndx);
 
@@ -203,7 +209,6 @@ ElfResult read_file(const uint8_t* bytes, size_t size, Arena& arena, File& out) 
       if (!within(s.offset, s.size, size)) return error_at(out, ElfError::bad_section, i, s.offset);
       s.data = bytes + s.offset;
     }
-    if (s.link >= out.section_count) return error_at(out, ElfError::bad_section, i, 0, s.link);
   }
   if (out.sections[shstrndx].type != kShtStrtab)
     return fail(ElfError::bad_section_table, 62, shstrndx);
@@ -213,6 +218,10 @@ ElfResult read_file(const uint8_t* bytes, size_t size, Arena& arena, File& out) 
     if (!string_at(out, shstrndx, field<uint32_t>(raw, 0), name).ok())
       return error_at(out, ElfError::bad_string, shstrndx, field<uint32_t>(raw, 0), i);
     out.sections[i].name = name;
+    // Checked once the section has a name for the error to give.
+    const Section& s = out.sections[i];
+    if (s.type != kShtNull && s.link >= out.section_count)
+      return error_at(out, ElfError::bad_link, i, 0, s.link);
   }
   ElfResult overlap = check_overlap(out, shoff, table_size, arena);
   if (!overlap.ok()) return overlap;
