@@ -198,6 +198,7 @@ constexpr TypeName kProgramTypes[] = {
     {"lwt_in", BPF_PROG_TYPE_LWT_IN},
     {"lwt_out", BPF_PROG_TYPE_LWT_OUT},
     {"lwt_xmit", BPF_PROG_TYPE_LWT_XMIT},
+    {"lwt_seg6local", BPF_PROG_TYPE_LWT_SEG6LOCAL},
     {"sock_ops", BPF_PROG_TYPE_SOCK_OPS},
     {"sk_skb", BPF_PROG_TYPE_SK_SKB},
     {"cgroup_device", BPF_PROG_TYPE_CGROUP_DEVICE},

@@ -1,6 +1,6 @@
 // Verification with the Linux program types and map kinds that real-world
 // objects need beyond the basic set (platform/linux/linux_platform.cc,
-// analysis/calls.cc): sock_ops, cgroup_sock and cgroup_sock_addr (one keel
+// analysis/calls.cc): sock_ops, the lightweight-tunnel types, cgroup_sock and cgroup_sock_addr (one keel
 // type per attach type), LPM tries, device/CPU/AF_XDP socket maps, cgroup
 // arrays and maps of maps. For each rule a program Linux 6.1 accepts and
 // one it rejects.
@@ -82,6 +82,68 @@ TEST(SockOps, HelpersAndReturnCode) {
   // check_return_code(): 0 or 1.
   EXPECT_ACCEPT(c, "mov %r0, 1\nexit\n", "sock_ops");
   EXPECT_REJECT(c, "mov %r0, 2\nexit\n", bad_return_value, "sock_ops");
+}
+
+// ---- lwt_in / lwt_out / lwt_xmit / lwt_seg6local (lwt_is_valid_access) -------
+
+TEST(Lwt, ContextFields) {
+  Checker c;
+  for (const char* type : {"lwt_in", "lwt_out", "lwt_xmit", "lwt_seg6local"}) {
+    EXPECT_ACCEPT(c, "ldxw %r0, [%r1+0]\nldxb %r0, [%r1+8]\nldxdw %r0, [%r1+168]\n" + kExit0, type);  // len, mark, sk
+    EXPECT_ACCEPT(c, "mov %r2, 7\nstxw [%r1+8], %r2\nstxw [%r1+32], %r2\nstxb [%r1+48], %r2\n" + kExit0,
+                  type);  // mark, priority, cb[0]
+  }
+  // tc_classid, family..local_port, data_meta, tstamp, wire_len, hwtstamp: not at all.
+  EXPECT_REJECT(c, "ldxw %r0, [%r1+72]\n" + kExit0, ctx_bad_access, "lwt_in");
+  EXPECT_ACCEPT(c, "ldxw %r0, [%r1+72]\n" + kExit0, "sched_cls");
+  EXPECT_REJECT(c, "ldxw %r0, [%r1+88]\n" + kExit0, ctx_bad_access, "lwt_out");
+  EXPECT_REJECT(c, "ldxw %r0, [%r1+140]\n" + kExit0, ctx_bad_access, "lwt_xmit");
+  EXPECT_REJECT(c, "ldxdw %r0, [%r1+152]\n" + kExit0, ctx_bad_access, "lwt_in");
+  EXPECT_REJECT(c, "ldxw %r0, [%r1+160]\n" + kExit0, ctx_bad_access, "lwt_in");
+  EXPECT_REJECT(c, "ldxdw %r0, [%r1+184]\n" + kExit0, ctx_bad_access, "lwt_in");
+  // Stores only to mark, priority and cb[], and only whole __u32 fields.
+  EXPECT_REJECT(c, "mov %r2, 7\nstxw [%r1+12], %r2\n" + kExit0, read_only_write, "lwt_xmit");  // queue_mapping
+  EXPECT_REJECT(c, "mov %r2, 7\nstxw [%r1+44], %r2\n" + kExit0, read_only_write, "lwt_xmit");  // tc_index
+  EXPECT_REJECT(c, "mov %r2, 7\nstxh [%r1+8], %r2\n" + kExit0, ctx_bad_access, "lwt_in");
+  // data/data_end: exactly 4 bytes.
+  EXPECT_REJECT(c, "ldxh %r0, [%r1+76]\n" + kExit0, ctx_bad_access, "lwt_in");
+}
+
+TEST(Lwt, PacketWritableOnlyAtXmit) {
+  Checker c;
+  const std::string head = "ldxw %r2, [%r1+76]\nldxw %r3, [%r1+80]\nmov %r4, %r2\nadd %r4, 14\njgt %r4, %r3, +2\n";
+  const std::string read = head + "ldxb %r0, [%r2+13]\nmov %r0, 0\n" + kExit0;
+  const std::string write = head + "stb [%r2+13], 0\nmov %r0, 0\n" + kExit0;
+  for (const char* type : {"lwt_in", "lwt_out", "lwt_xmit", "lwt_seg6local"}) EXPECT_ACCEPT(c, read, type);
+  // may_access_direct_pkt_data: lwt_in, lwt_out and lwt_seg6local read only.
+  EXPECT_REJECT(c, write, read_only_write, "lwt_in");
+  EXPECT_REJECT(c, write, read_only_write, "lwt_out");
+  EXPECT_REJECT(c, write, read_only_write, "lwt_seg6local");
+  EXPECT_ACCEPT(c, write, "lwt_xmit");
+  EXPECT_REJECT(c, "ldxw %r2, [%r1+76]\nldxb %r0, [%r2+0]\n" + kExit0, packet_out_of_bounds, "lwt_xmit");
+  // No legacy packet loads (may_access_skb: socket filter and tc only).
+  EXPECT_REJECT(c, "mov %r6, %r1\nldabsb 0\n" + kExit0, legacy_packet_load, "lwt_in");
+}
+
+TEST(Lwt, HelpersAndReturnCode) {
+  Checker c;
+  const std::string buffer = "stdw [%r10-8], 0\nmov %r3, %r10\nadd %r3, -8\nmov %r4, 8\nmov %r2, 0\n";
+  // bpf_lwt_push_encap: lwt_in and lwt_xmit (each its own proto), not lwt_out.
+  EXPECT_ACCEPT(c, buffer + "call 73\n" + kExit0, "lwt_in");
+  EXPECT_ACCEPT(c, buffer + "call 73\n" + kExit0, "lwt_xmit");
+  EXPECT_REJECT(c, buffer + "call 73\n" + kExit0, unknown_helper, "lwt_out");
+  // bpf_skb_store_bytes: lwt_xmit only.
+  EXPECT_ACCEPT(c, buffer + "mov %r5, 0\ncall 9\n" + kExit0, "lwt_xmit");
+  EXPECT_REJECT(c, buffer + "mov %r5, 0\ncall 9\n" + kExit0, unknown_helper, "lwt_in");
+  // bpf_skb_pull_data: everywhere but lwt_seg6local (lwt_seg6local_func_proto
+  // returns NULL for it); bpf_lwt_seg6_action only there.
+  EXPECT_ACCEPT(c, "mov %r2, 0\ncall 39\n" + kExit0, "lwt_out");
+  EXPECT_REJECT(c, "mov %r2, 0\ncall 39\n" + kExit0, unknown_helper, "lwt_seg6local");
+  EXPECT_ACCEPT(c, buffer + "call 76\n" + kExit0, "lwt_seg6local");
+  EXPECT_REJECT(c, buffer + "call 76\n" + kExit0, unknown_helper, "lwt_xmit");
+  // check_return_code() has no lwt case: any number, but a number.
+  EXPECT_ACCEPT(c, "mov %r0, 12345\nexit\n", "lwt_xmit");
+  EXPECT_REJECT(c, "exit\n", uninit_register, "lwt_in");
 }
 
 // ---- cgroup_sock (struct bpf_sock, sock_filter_is_valid_access) -------------
