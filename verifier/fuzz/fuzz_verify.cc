@@ -171,6 +171,10 @@ uint64_t call_helper(int32_t id, HelperCall& call) {
     }
     case RetKind::alloc_mem_or_null:
       return 0;  // ringbuf reserve that fails
+    case RetKind::sock_or_null:
+    case RetKind::sock_common_or_null:
+    case RetKind::tcp_sock_or_null:
+      return 0;  // a socket lookup that finds none
     case RetKind::none:
       return 0;
     default:
@@ -248,6 +252,10 @@ void run_accepted(const keel::Program& decoded, const keel::ProgramType& type, c
   std::unique_ptr<uint8_t[]> ctx(new uint8_t[type.ctx_size]);
   w.ctx = ctx.get();
   w.random.fill(w.ctx, type.ctx_size);
+  for (uint32_t i = 0; i < type.field_count; ++i) {
+    // __sk_buff.sk: no socket (the world has none to point to).
+    if (type.fields[i].yields == keel::CtxYield::sock_common_or_null) std::memset(w.ctx + type.fields[i].offset, 0, 8);
+  }
   add_ctx_regions(w, type);
   if (type.direct_packet_access) {
     uint8_t* page = packet_page();
@@ -277,6 +285,9 @@ void run_accepted(const keel::Program& decoded, const keel::ProgramType& type, c
   const keel::Program program{insns.get(), decoded.count};
   const keel::RunResult r = keel::run(program, address_of(w.ctx), 0, options, *stack);
 
+  // A callback's address (lddw code_addr): the interpreter runs no
+  // callbacks (design.md, "Callbacks"); every other lddw was resolved above.
+  if (r.status == RunStatus::unresolved_lddw && insns[r.pc].op == Op::lddw_code_addr) return;
   switch (r.status) {
     case RunStatus::ok: return;
     case RunStatus::legacy_packet_load: return;  // FIXME in interp.cc: no packet model for ld_abs/ld_ind yet

@@ -279,7 +279,8 @@ std::vector<Expected> all_valid_encodings() {
   // lddw (§5.4) by source kind.
   const char* lddw[] = {"lddw_imm64", "lddw_map_fd", "lddw_map_value", "lddw_var_addr",
                         "lddw_code_addr", "lddw_map_idx", "lddw_map_idx_value"};
-  for (uint8_t src = 0; src <= 6; ++src) out.push_back({{0x18, 1, src, 0, 5}, lddw[src]});
+  // (code_addr's imm is a target: 2 is program_around's last exit.)
+  for (uint8_t src = 0; src <= 6; ++src) out.push_back({{0x18, 1, src, 0, src == 4 ? 2 : 5}, lddw[src]});
   // Legacy packet loads (§5.5).
   out.push_back({{0x20, 0, 0, 0, 4}, "ld_abs_w"});
   out.push_back({{0x28, 0, 0, 0, 4}, "ld_abs_h"});
@@ -468,10 +469,12 @@ TEST(DecodeLddw, PseudoKindsKeepBothImms) {
     SCOPED_TRACE(static_cast<int>(src));
     const bool map_ref = src == 1 || src == 5;  // no next_imm for a map itself
     const int32_t next = map_ref ? 0 : 24;
-    const Decoded d = decode_slots({lddw_head(2, src, -3), lddw_tail(next), exit_insn()});
+    // code_addr's imm is a function's offset (here the second exit).
+    const int32_t imm = src == 4 ? 2 : -3;
+    const Decoded d = decode_slots({lddw_head(2, src, imm), lddw_tail(next), exit_insn(), exit_insn()});
     ASSERT_TRUE(d.result.ok()) << decode_error_name(d.result.error);
     EXPECT_EQ(d.program.insns[0].op, kinds[src - 1]);
-    EXPECT_EQ(d.program.insns[0].imm, -3);
+    EXPECT_EQ(d.program.insns[0].imm, imm);
     EXPECT_EQ(d.program.insns[0].src, src);
     EXPECT_EQ(d.program.insns[1].op, Op::lddw_tail);
     EXPECT_EQ(d.program.insns[1].imm, next);

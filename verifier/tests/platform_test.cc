@@ -151,6 +151,35 @@ TEST(LinuxPlatform, MemoryArgumentsAndSizes) {
   EXPECT_EQ(reserve->proto->args[1], ArgKind::alloc_size_or_zero);
 }
 
+TEST(LinuxPlatform, ReferenceHelpers) {
+  // is_acquire_function: the socket lookups of every program type family
+  // and ringbuf_reserve; OBJ_RELEASE arguments; is_ptr_cast_function.
+  const ProgramType& tc = type_named("sched_cls");
+  for (int id : {BPF_FUNC_sk_lookup_tcp, BPF_FUNC_sk_lookup_udp, BPF_FUNC_skc_lookup_tcp, BPF_FUNC_ringbuf_reserve}) {
+    EXPECT_TRUE(find_helper(tc, id)->proto->acquires) << id;
+    EXPECT_TRUE(find_helper(type_named("xdp"), id)->proto->acquires) << id;
+  }
+  EXPECT_TRUE(find_helper(type_named("cgroup_inet4_connect"), BPF_FUNC_sk_lookup_tcp)->proto->acquires);
+  EXPECT_EQ(find_helper(tc, BPF_FUNC_sk_lookup_tcp)->proto->ret, RetKind::sock_or_null);
+  EXPECT_EQ(find_helper(tc, BPF_FUNC_skc_lookup_tcp)->proto->ret, RetKind::sock_common_or_null);
+  EXPECT_FALSE(find_helper(tc, BPF_FUNC_get_listener_sock)->proto->acquires);
+  EXPECT_FALSE(find_helper(tc, BPF_FUNC_get_listener_sock)->proto->ret_shares_ref);
+  EXPECT_EQ(find_helper(tc, BPF_FUNC_sk_release)->proto->release_arg, 1);
+  EXPECT_EQ(find_helper(tc, BPF_FUNC_sk_release)->proto->args[0], ArgKind::sock_common);
+  EXPECT_EQ(find_helper(tc, BPF_FUNC_ringbuf_submit)->proto->release_arg, 1);
+  EXPECT_EQ(find_helper(tc, BPF_FUNC_ringbuf_discard)->proto->args[0], ArgKind::alloc_mem);
+  EXPECT_EQ(find_helper(tc, BPF_FUNC_ringbuf_output)->proto->release_arg, 0);
+  EXPECT_TRUE(find_helper(tc, BPF_FUNC_tcp_sock)->proto->ret_shares_ref);
+  EXPECT_TRUE(find_helper(tc, BPF_FUNC_sk_fullsock)->proto->ret_shares_ref);
+  EXPECT_EQ(find_helper(tc, BPF_FUNC_tcp_sock)->proto->ret, RetKind::tcp_sock_or_null);
+  // __sk_buff.sk: a socket or NULL, 8 bytes, read-only.
+  const CtxField* sk = field_at(tc, offsetof(__sk_buff, sk));
+  ASSERT_NE(sk, nullptr);
+  EXPECT_EQ(sk->yields, CtxYield::sock_common_or_null);
+  EXPECT_EQ(sk->size, 8);
+  EXPECT_EQ(sk->write_sizes, 0);
+}
+
 TEST(LinuxPlatform, ReturnBoundedBySizeOnlyWhereLinuxRefinesIt) {
   // do_refine_retval_range (verifier.c, 6.1): get_stack, get_task_stack,
   // probe_read_{kernel,user}_str; not ordinary integer helpers.

@@ -1,5 +1,6 @@
 // Tests for what the analysis keeps that a plain join would lose (path
-// partitions, ids linked on copies and fills, values of two maps joined as
+// partitions, ids linked on copies and fills, scalars linked through
+// constant deltas and zero-extensions, values of two maps joined as
 // memory, program arrays alike, frozen read-only maps read as constants):
 // for each, a program Linux 6.1 accepts that keel accepts only with it, and
 // the unsafe variant it must still reject.
@@ -137,6 +138,84 @@ TEST(PathPartitions, OverflowingPartitionsStaySound) {
   EXPECT_REJECT(c, src, stack_out_of_bounds);
 }
 
+// Unrelated branching that puts a use more than kPartitionDistance (4)
+// blocks away from the join before it: six triangles on r9.
+std::string far_ahead() {
+  std::string s = "mov %r8, 0\n";
+  for (const char* i : {"1", "2", "3", "4", "5", "6"}) {
+    s = s + "jeq %r9, " + i + ", far" + i + "\nadd %r8, 1\nfar" + i + ":\n";
+  }
+  return s;
+}
+
+// cilium's `state = lookup() ?: &tmp` used a hundred blocks later: pointer
+// kinds are compared however far ahead the pointer is used.
+TEST(PathPartitions, PointersOfTwoKindsUsedFarAhead) {
+  Checker c;
+  c.maps = {map_of(MapType::hash, 8, 8)};
+  const std::string head =
+      "ldxw %r9, [%r1+0]\nstdw [%r10-8], 0\nstdw [%r10-16], 0\n"
+      "mov %r2, %r10\nadd %r2, -8\nlddw %r1, map_fd 0\ncall 1\n"
+      "mov %r6, %r10\nadd %r6, -16\njeq %r0, 0, use\nmov %r6, %r0\nuse:\n" + far_ahead();
+  EXPECT_ACCEPT(c, head + "ldxdw %r0, [%r6+0]\nmov %r0, 0\nexit\n");
+  // Past the 8-byte value (the stack buffer has room).
+  EXPECT_REJECT(c, head + "ldxdw %r0, [%r6+8]\nmov %r0, 0\nexit\n", map_value_out_of_bounds);
+}
+
+// The same pointer spilled at the join and filled far ahead (cilium spills
+// it before its copy loop): the slot is compared like a register.
+TEST(PathPartitions, PointersOfTwoKindsInAStackSlot) {
+  Checker c;
+  c.maps = {map_of(MapType::hash, 8, 8)};
+  const std::string head =
+      "ldxw %r9, [%r1+0]\nstdw [%r10-8], 0\nstdw [%r10-16], 0\n"
+      "mov %r2, %r10\nadd %r2, -8\nlddw %r1, map_fd 0\ncall 1\n"
+      "mov %r6, %r10\nadd %r6, -16\njeq %r0, 0, use\nmov %r6, %r0\nuse:\n"
+      "stxdw [%r10-24], %r6\nmov %r6, 0\n" + far_ahead() + "ldxdw %r1, [%r10-24]\n";
+  EXPECT_ACCEPT(c, head + "ldxdw %r0, [%r1+0]\nmov %r0, 0\nexit\n");
+  EXPECT_REJECT(c, head + "ldxdw %r0, [%r1+8]\nmov %r0, 0\nexit\n", map_value_out_of_bounds);
+  // A store into the slot before the fill: the fill is a scalar on both paths.
+  EXPECT_REJECT(c, head + "stdw [%r10-24], 0\nldxdw %r1, [%r10-24]\nldxdw %r0, [%r1+0]\nmov %r0, 0\nexit\n",
+                scalar_dereference);
+}
+
+// Two maps that do not join (values of 16 and 40 bytes), one chosen by a
+// flag, spilled and filled far ahead as a lookup's map argument: each
+// lookup is checked with its own map, as Linux checks each path; joined,
+// the argument would be no map at all. Unprivileged programs keep the join.
+TEST(PathPartitions, MapReferencesOfTwoMapsInAStackSlot) {
+  Checker c;
+  c.maps = {map_of(MapType::hash, 8, 16), map_of(MapType::hash, 8, 40)};
+  const std::string head =
+      "ldxw %r9, [%r1+0]\nstdw [%r10-8], 0\n"
+      "lddw %r1, map_fd 0\njeq %r9, 0, keep\nlddw %r1, map_fd 1\nkeep:\nstxdw [%r10-16], %r1\n" + far_ahead() +
+      "ldxdw %r1, [%r10-16]\nmov %r2, %r10\nadd %r2, -8\ncall 1\njeq %r0, 0, out\n";
+  EXPECT_ACCEPT(c, head + "ldxdw %r0, [%r0+8]\nout:\nmov %r0, 0\nexit\n");
+  // Past the first map's 16-byte value (the two values join as 16 bytes of memory).
+  EXPECT_REJECT(c, head + "ldxdw %r0, [%r0+16]\nout:\nmov %r0, 0\nexit\n", memory_out_of_bounds);
+  c.options.privileged = false;
+  EXPECT_FALSE(c.run(head + "ldxdw %r0, [%r0+8]\nout:\nmov %r0, 0\nexit\n").ok()) << c.text;
+}
+
+// Eight values of r7 tested a little later, then a packet check whose flag
+// r5 the block's own jump tests: sixteen states for eight partitions. The
+// two that join should be two values of r7, not r5's 0 and -22 (whose join
+// loses the checked range).
+TEST(PathPartitions, OverflowJoinsWhatMattersLeast) {
+  Checker c;
+  std::string head = std::string(kXdp) + "ldxw %r9, [%r1+12]\nmov %r7, 0\n";
+  for (const char* v : {"1", "2", "3", "4", "5", "6", "7"}) head = head + "jeq %r9, " + v + ", case" + v + "\n";
+  head += "ja check\n";
+  for (const char* v : {"1", "2", "3", "4", "5", "6", "7"}) {
+    head = head + "case" + v + ":\nmov %r7, " + v + "\nja check\n";
+  }
+  head += "check:\nmov %r4, %r2\nadd %r4, 4\njgt %r4, %r3, fail\nmov %r5, 0\nja test\nfail:\nmov %r5, -22\ntest:\n";
+  const std::string tail = "ldxw %r0, [%r2+0]\njgt %r7, 100, out\nout:\nmov %r0, 0\nexit\n";
+  EXPECT_ACCEPT(c, head + "jne %r5, 0, out\n" + tail, "xdp");
+  // The access on the path where the check failed.
+  EXPECT_REJECT(c, head + "jeq %r5, 0, out\n" + tail, packet_out_of_bounds, "xdp");
+}
+
 // ---- Ids linked on copies and fills ------------------------------------------------
 
 // Two lookups on two paths leave a maybe-NULL spill with no id. Filled into
@@ -168,6 +247,195 @@ TEST(LinkedCopies, RangeCheckOfACopyCoversTheOriginal) {
                            "mov %r5, %r4\nadd %r5, 2\njgt %r5, %r3, out\n";
   EXPECT_ACCEPT(c, head + "ldxh %r0, [%r4+0]\nout:\nmov %r0, 0\nexit\n", "xdp");
   EXPECT_REJECT(c, head + "ldxh %r0, [%r4+1]\nout:\nmov %r0, 0\nexit\n", packet_out_of_bounds, "xdp");
+}
+
+// ---- Scalar links (Link, reg_state.h) ---------------------------------------------
+
+// r6 = skb->len (upper half zero), r0 = a 16-byte array value, r7 = its
+// first 8 bytes (all 64 bits unknown). kLinkEnd ends the program.
+const char* kLinkPre =
+    "ldxw %r6, [%r1+0]\nstw [%r10-4], 0\nmov %r2, %r10\nadd %r2, -4\nlddw %r1, map_fd 0\ncall 1\n"
+    "jeq %r0, 0, out\nldxdw %r7, [%r0+0]\n";
+const char* kLinkEnd = "out:\nmov %r0, 0\nexit\n";
+
+Checker link_checker() {
+  Checker c;
+  c.maps = {map_of(MapType::array, 4, 16)};
+  return c;
+}
+
+std::string linked(const std::string& body) { return std::string(kLinkPre) + body + kLinkEnd; }
+
+// `r2 = r7 + 4` (newer Linux's BPF_ADD_CONST link): a bound on either
+// register bounds the other, shifted by the delta.
+TEST(ScalarLinks, ConstantDeltaCarriesABound) {
+  Checker c = link_checker();
+  const std::string check = "mov %r2, %r7\nadd %r2, 4\njgt %r2, 12, out\n";
+  EXPECT_ACCEPT(c, linked(check + "jlt %r2, 4, out\nadd %r0, %r7\nldxdw %r1, [%r0+0]\n"));  // r7 in [0, 8]
+  EXPECT_REJECT(c, linked(check + "jlt %r2, 3, out\nadd %r0, %r7\nldxdw %r1, [%r0+0]\n"),  // r7 may be -1
+                map_value_out_of_bounds);
+  // From the original to the derived register, and `-=`.
+  const std::string back = "mov %r2, %r7\nsub %r2, -4\njgt %r7, 8, out\nadd %r0, %r2\n";
+  EXPECT_ACCEPT(c, linked(back + "ldxb %r1, [%r0+3]\n"));  // r2 in [4, 12]
+  EXPECT_REJECT(c, linked(back + "ldxb %r1, [%r0+4]\n"), map_value_out_of_bounds);
+}
+
+// The delta is added modulo 2^64: `r7 + 4 <= 12` leaves r7 in [-4, 8], and
+// `r7 - 4 <= 4` leaves it in [4, 8]. A rule that subtracted the delta from
+// the bounds without wrapping would accept the first.
+TEST(ScalarLinks, DeltaWrapsAround) {
+  Checker c = link_checker();
+  EXPECT_REJECT(c, linked("mov %r2, %r7\nadd %r2, 4\njgt %r2, 12, out\nadd %r0, %r7\nldxb %r1, [%r0+0]\n"),
+                map_value_out_of_bounds);
+  EXPECT_ACCEPT(c, linked("mov %r2, %r7\nadd %r2, -4\njgt %r2, 4, out\nadd %r0, %r7\nldxdw %r1, [%r0+0]\n"));
+  EXPECT_REJECT(c, linked("mov %r2, %r7\nadd %r2, -4\njgt %r2, 5, out\nadd %r0, %r7\nldxdw %r1, [%r0+0]\n"),
+                map_value_out_of_bounds);
+}
+
+// A write to either register between the link and the check ends it.
+TEST(ScalarLinks, WriteBreaksTheLink) {
+  Checker c = link_checker();
+  const std::string check = "jgt %r2, 12, out\njlt %r2, 4, out\nadd %r0, %r7\nldxdw %r1, [%r0+0]\n";
+  // (r7 unbounded: "arithmetic not allowed" with an unbounded offset)
+  EXPECT_REJECT(c, linked("mov %r2, %r7\nadd %r2, 4\nldxdw %r7, [%r0+8]\n" + check), pointer_arithmetic);
+  EXPECT_REJECT(c, linked("mov %r2, %r7\nadd %r2, 4\nldxdw %r2, [%r0+8]\n" + check), pointer_arithmetic);
+  // An operation that is not `+= constant`: a variable addend of 0 or 1
+  // (r7 may then be -1).
+  EXPECT_REJECT(c, linked("mov %r2, %r7\nadd %r2, 4\nldxdw %r3, [%r0+8]\nand %r3, 1\nadd %r2, %r3\n" + check),
+                pointer_arithmetic);
+  // A constant addend of 0 keeps it.
+  EXPECT_ACCEPT(c, linked("mov %r2, %r7\nadd %r2, 4\nldxdw %r3, [%r0+8]\nand %r3, 0\nadd %r2, %r3\n" + check));
+}
+
+// A join keeps a link only where both paths have it with the same delta.
+TEST(ScalarLinks, JoinKeepsOnlyEqualLinks) {
+  Checker c = link_checker();
+  const std::string check = "join:\njgt %r2, 12, out\njlt %r2, 4, out\nadd %r0, %r7\nldxdw %r1, [%r0+0]\n";
+  EXPECT_ACCEPT(c, linked("mov %r2, %r7\njeq %r6, 0, two\nadd %r2, 4\nja join\ntwo:\nadd %r2, 4\n" + check));
+  // r7 = r2 - 2 on the second path: up to 10.
+  EXPECT_REJECT(c, linked("mov %r2, %r7\njeq %r6, 0, two\nadd %r2, 4\nja join\ntwo:\nadd %r2, 2\n" + check),
+                pointer_arithmetic);
+
+  MapTable table{c.maps.data(), 1, true};
+  RegState a = make_scalar(Scalar::unknown());
+  a.id = 7;
+  a.off = 4;
+  RegState b = a;
+  b.off = 2;
+  EXPECT_EQ(join_reg(a, a, false, table).id, 7u);
+  EXPECT_EQ(join_reg(a, b, false, table).id, 0u);
+  b.off = 4;
+  b.link = Link::zext32;
+  EXPECT_EQ(join_reg(a, b, false, table).id, 0u);
+  EXPECT_FALSE(reg_leq(b, a, table));
+  EXPECT_TRUE(reg_leq(a, a, table));
+}
+
+// Old clang's u32 -> u64 conversion `r1 = r6; r1 <<= 32; r1 >>= 32`: a bound
+// on r1 bounds r6's low half, which is r6 only when r6's upper half is zero.
+TEST(ScalarLinks, ZeroExtensionIdiom) {
+  Checker c = link_checker();
+  const std::string use6 = "jgt %r1, 8, out\nadd %r0, %r6\nldxdw %r1, [%r0+0]\n";
+  EXPECT_ACCEPT(c, linked("mov %r1, %r6\nlsh %r1, 32\nrsh %r1, 32\n" + use6));
+  EXPECT_REJECT(c, linked("mov %r1, %r7\nlsh %r1, 32\nrsh %r1, 32\njgt %r1, 8, out\n"
+                          "add %r0, %r7\nldxdw %r1, [%r0+0]\n"),
+                pointer_arithmetic);  // r7's upper half is unknown
+  // A jump lands between the two shifts.
+  EXPECT_ACCEPT(c, linked("mov %r1, %r6\nlsh %r1, 32\njeq %r7, 0, mid\nmov %r3, 1\nmid:\nrsh %r1, 32\n" + use6));
+  // falco: `(u32)(len - 1) <= 7` leaves len in [1, 8] (len = 0 wraps to 2^32 - 1).
+  const std::string minus1 = "mov %r1, %r6\nadd %r1, -1\nlsh %r1, 32\nrsh %r1, 32\njgt %r1, 7, out\nadd %r0, %r6\n";
+  EXPECT_ACCEPT(c, linked(minus1 + "ldxb %r1, [%r0+7]\n"));
+  EXPECT_REJECT(c, linked(minus1 + "ldxb %r1, [%r0+8]\n"), map_value_out_of_bounds);
+}
+
+// `w1 = w6` and `w1 += c` keep the low half linked.
+TEST(ScalarLinks, ThirtyTwoBitMoves) {
+  Checker c = link_checker();
+  EXPECT_ACCEPT(c, linked("mov32 %r1, %r6\njgt %r1, 8, out\nadd %r0, %r6\nldxdw %r1, [%r0+0]\n"));
+  EXPECT_REJECT(c, linked("mov32 %r1, %r7\njgt %r1, 8, out\nadd %r0, %r7\nldxdw %r1, [%r0+0]\n"),
+                pointer_arithmetic);
+  const std::string minus1 = "mov32 %r1, %r6\nadd32 %r1, -1\njgt %r1, 7, out\nadd %r0, %r6\n";
+  EXPECT_ACCEPT(c, linked(minus1 + "ldxb %r1, [%r0+7]\n"));
+  EXPECT_REJECT(c, linked(minus1 + "ldxb %r1, [%r0+8]\n"), map_value_out_of_bounds);
+  // A 64-bit `+= 1` after a 32-bit move is not the low half of anything:
+  // with r7 = 2^32 - 1, r1 = 2^32 (a link kept as zext32(B + 1) would say 0,
+  // find this branch impossible and accept the access in it).
+  EXPECT_REJECT(c, linked("mov32 %r1, %r7\nadd %r1, 1\nlddw %r3, 0xffffffff\njne %r7, %r3, out\n"
+                          "add %r0, %r1\nldxb %r1, [%r0+0]\n"),
+                map_value_out_of_bounds);
+}
+
+// A spilled scalar is linked with the register it came from (as a copy is),
+// and a store over the slot ends the link.
+TEST(ScalarLinks, SpilledCopyIsLinked) {
+  Checker c = link_checker();
+  const std::string check =
+      "add %r6, -1\nlsh %r6, 32\nrsh %r6, 32\njgt %r6, 7, out\nldxdw %r2, [%r10-16]\nadd %r0, %r2\n";
+  EXPECT_ACCEPT(c, linked("stxdw [%r10-16], %r6\n" + check + "ldxb %r1, [%r0+7]\n"));
+  EXPECT_REJECT(c, linked("stxdw [%r10-16], %r6\n" + check + "ldxb %r1, [%r0+8]\n"), map_value_out_of_bounds);
+  EXPECT_REJECT(c, linked("stxdw [%r10-16], %r6\nstxdw [%r10-16], %r7\n" + check + "ldxb %r1, [%r0+7]\n"),
+                pointer_arithmetic);
+}
+
+// ---- 32-bit spills ------------------------------------------------------------------
+
+// r6 in [0, 15] (skb->len & 15), r0 a 16-byte map value; `body` leaves an
+// index in r7 that the value is read at.
+std::string spill32(const std::string& body, const std::string& bound = "and %r6, 15\n") {
+  return "ldxw %r6, [%r1+0]\n" + bound +
+         "stdw [%r10-16], 0\nmov %r2, %r10\nadd %r2, -16\nlddw %r1, map_fd 0\ncall 1\n"
+         "jne %r0, 0, +2\nmov %r0, 0\nexit\n" +
+         body + "add %r0, %r7\nldxb %r1, [%r0+0]\nmov %r0, 0\nexit\n";
+}
+
+Checker spill32_checker() {
+  Checker c;
+  c.maps = {map_of(MapType::array, 4, 16)};
+  return c;
+}
+
+// check_stack_write_fixed_off / save_register_state: a 4-byte store of a
+// bounded scalar at the start of a slot is a spill of that size, and a fill
+// of the same offset and size has its bounds (spill_fill/13).
+TEST(Spill32, FillOfTheSameBytesKeepsTheBounds) {
+  Checker c = spill32_checker();
+  EXPECT_ACCEPT(c, spill32("stxw [%r10-8], %r6\nldxw %r7, [%r10-8]\n"));
+  // Another size, another place, a partial overwrite: plain bytes.
+  EXPECT_REJECT(c, spill32("stxw [%r10-8], %r6\nldxh %r7, [%r10-8]\n"), map_value_out_of_bounds);
+  EXPECT_REJECT(c, spill32("stxw [%r10-20], %r6\nldxw %r7, [%r10-20]\n"), map_value_out_of_bounds);
+  EXPECT_REJECT(c, spill32("stxw [%r10-8], %r6\nstb [%r10-6], 1\nldxw %r7, [%r10-8]\n"),
+                map_value_out_of_bounds);
+  // Linux scrubs the whole slot on any store into a spilled one, so do we.
+  EXPECT_REJECT(c, spill32("stxw [%r10-8], %r6\nstb [%r10-4], 1\nldxw %r7, [%r10-8]\n"),
+                map_value_out_of_bounds);
+  // The slot's other 4 bytes are still their own: never written here.
+  EXPECT_REJECT(c, spill32("stxw [%r10-8], %r6\nldxdw %r7, [%r10-8]\n"), uninit_stack);
+  // Without CAP_BPF Linux keeps the bytes as data (env->bpf_capable).
+  c.options.privileged = false;
+  EXPECT_ACCEPT(c, spill32("mov %r7, %r6\n"));
+  EXPECT_REJECT(c, spill32("stxw [%r10-8], %r6\nldxw %r7, [%r10-8]\n"), pointer_arithmetic);  // unbounded
+}
+
+// The fill gets what the 4 bytes hold, the low half zero-extended: a value
+// in [-16, -1] reads back as [0xfffffff0, 0xffffffff] (Linux 6.1 keeps the
+// 64-bit register here and would let r7 + 16 index the value).
+TEST(Spill32, FillIsTheLowHalf) {
+  Checker c = spill32_checker();
+  const std::string negative = "and %r6, 15\nadd %r6, -16\n";
+  EXPECT_ACCEPT(c, spill32("mov %r7, %r6\nadd %r7, 16\n", negative));
+  EXPECT_REJECT(c, spill32("stxw [%r10-8], %r6\nldxw %r7, [%r10-8]\nadd %r7, 16\n", negative),
+                map_value_out_of_bounds);
+  EXPECT_ACCEPT(c, spill32("stxw [%r10-8], %r6\nldxw %r7, [%r10-8]\nrsh %r7, 28\n", negative));  // 15
+}
+
+TEST(Spill32, TwoPathsJoin) {
+  Checker c = spill32_checker();
+  EXPECT_ACCEPT(c, spill32("jgt %r6, 7, +2\nstxw [%r10-8], %r6\nja +2\nmov %r8, 3\nstxw [%r10-8], %r8\n"
+                           "ldxw %r7, [%r10-8]\n"));
+  // One path spills, the other stores a 4-byte value it does not know.
+  EXPECT_REJECT(c, spill32("jgt %r6, 7, +2\nstxw [%r10-8], %r6\nja +2\nldxw %r8, [%r0+4]\n"
+                           "stxw [%r10-8], %r8\nldxw %r7, [%r10-8]\n"),
+                map_value_out_of_bounds);
 }
 
 // ---- Maps -----------------------------------------------------------------------

@@ -31,8 +31,9 @@ enum class ArgKind : uint8_t {
   stack_or_null,
   const_str,           // pointer to a NUL-terminated string in read-only map memory
   func,                // a BPF-to-BPF function address (lddw code address)
-  alloc_mem,           // memory returned by a helper with RetKind::alloc_mem_or_null (released)
-  unsupported,         // a kind keel does not model (sockets, BTF ids, timers, dynptrs, kptrs)
+  alloc_mem,           // memory returned by a helper with RetKind::alloc_mem_or_null, unmodified
+  sock_common,         // a socket pointer of any kind (sock_common, sock, tcp_sock), checked non-NULL
+  unsupported,         // a kind keel does not model (BTF ids, timers, dynptrs, kptrs)
 };
 
 enum class RetKind : uint8_t {
@@ -41,6 +42,9 @@ enum class RetKind : uint8_t {
   map_value_or_null,   // pointer to a value of the map passed as map_ptr, or NULL
   map_value,
   alloc_mem_or_null,   // memory of the size passed as alloc_size_or_zero, or NULL
+  sock_or_null,        // struct bpf_sock (a full socket), or NULL
+  sock_common_or_null, // the struct sock_common part of a socket, or NULL
+  tcp_sock_or_null,    // struct bpf_tcp_sock, or NULL
   unsupported,
 };
 
@@ -55,6 +59,14 @@ struct HelperProto {
   /// r0 lies in [-4095 (-MAX_ERRNO), the size argument's maximum]: the helper
   /// returns how much it wrote or an error (Linux's do_refine_retval_range).
   bool ret_bounded_by_size = false;
+  /// The returned pointer (when not NULL) holds a reference the program must
+  /// give back through a releasing helper on every path (Linux's is_acquire_function).
+  bool acquires = false;
+  /// The returned pointer shares the reference of the pointer argument: it
+  /// dies when that is released (Linux's is_ptr_cast_function).
+  bool ret_shares_ref = false;
+  /// 1-5: the argument whose reference the helper gives back (OBJ_RELEASE); 0 = none.
+  uint8_t release_arg = 0;
 };
 
 // Who may call a helper (Linux gates some helpers behind capabilities).
@@ -67,7 +79,7 @@ struct HelperSlot {
 };
 
 // What a load from a context field yields.
-enum class CtxYield : uint8_t { scalar, packet, packet_end, packet_meta };
+enum class CtxYield : uint8_t { scalar, packet, packet_end, packet_meta, sock_common_or_null };
 
 // One field (or array of fields) of the context structure.
 struct CtxField {

@@ -33,6 +33,7 @@ enum class Reason : uint8_t {
   stack_out_of_bounds,
   ctx_bad_access,          // offset/size not allowed for the program type's context
   ctx_mixed_access,        // one load/store reaches the context on one path and other memory on another
+  sock_bad_access,         // through a socket pointer: not a field Linux lets a program read at that offset/size
   map_value_out_of_bounds,
   packet_out_of_bounds,    // beyond the range proven by a comparison with data_end
   memory_out_of_bounds,    // helper-returned memory
@@ -47,6 +48,15 @@ enum class Reason : uint8_t {
   unresolved_map,          // lddw names a map that VerifyOptions::maps does not hold
   legacy_packet_load,      // ld_abs/ld_ind where the type forbids it, or r6 is not the context
   unprivileged_call,       // BPF-to-BPF call without VerifyOptions::privileged (Linux needs CAP_BPF)
+  // references (sockets from lookups, ring buffer records): detail.limit is the acquiring pc
+  unreleased_reference,    // a reference is not released on some path to this exit
+  reference_held,          // a tail call or ld_abs/ld_ind (which may end the program) while a reference may be held
+  release_unreferenced,    // detail.reg, given to a releasing helper, holds no acquired reference
+  double_release,          // detail.reg's reference was released already
+  use_after_release,       // detail.reg's object was released
+  reference_store,         // a pointer holding a reference stored outside registers and stack
+  too_many_references,     // more than 8 references held at once
+  reference_reacquired,    // an instruction acquires again while the reference it acquired before may be held
   // termination and cost
   unbounded_loop,          // no trip-count bound proven for the loop headed at pc
   division_by_zero,        // only with VerifyOptions::reject_division_by_zero

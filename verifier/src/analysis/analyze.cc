@@ -61,13 +61,26 @@ bool is_cond_jump(Op op) { return op >= Op::jeq64_imm && op < Op::ja; }
 // chosen by a flag) is unusable after the join. So a block keeps up to
 // kPartitions entry states, told apart by the constants they hold in the
 // registers that a conditional jump at most kPartitionDistance blocks
-// ahead depends on, and by the registers used as pointers as far ahead
-// that their join would make unusable (Engine::partition_flags); states
-// that agree on them are joined as before, and each partition is visited
-// on its own. Once the flag is tested or overwritten, the states agree
-// again and join. Loop blocks, and the blocks whose exit facts the loop
-// bounds read, keep one state. The cost is at most kPartitions visits per
-// block visit (design.md, "Cost bound").
+// ahead depends on, and by the pointers that their join would make
+// unusable (Engine::partition_flags); states that agree on them are joined
+// as before, and each partition is visited on its own. Once the flag is
+// tested or overwritten, the states agree again and join. Loop blocks, and
+// the blocks whose exit facts the loop bounds read, keep one state. The
+// cost is at most kPartitions visits per block visit (design.md, "Cost
+// bound").
+//
+// Constants are compared only as far as kPartitionDistance: a flag tested
+// much later would keep partitions of every value it took for long. A
+// pointer of two kinds is compared wherever it is used ahead, however far
+// (cilium keeps `state = lookup() ?: &tmp` across a hundred blocks before
+// the copy that reads it), and also in a stack slot when a fill of that slot
+// ahead feeds a load/store base or a call argument (cilium spills that
+// pointer before the copy). Both cost little: states of one kind at a
+// pointer agree, so they split only where the program really mixes kinds,
+// and they join again once the pointer is dead. The slots are one 64-bit
+// set per block (Engine::partition_slots), not a set of the three kinds per
+// slot: only what a fill feeds ahead counts, and the key compares a slot
+// only when one of the two states holds a pointer spill there.
 constexpr uint32_t kPartitions = 8;
 constexpr uint32_t kPartitionDistance = 4;
 constexpr uint32_t kFlagBits = 10;  // r0-r9 per set in Engine::partition_flags
@@ -80,33 +93,81 @@ constexpr uint32_t kFlagMask = (1u << kFlagBits) - 1;
 // partitions would hide.
 bool partitioned(const Run& run, uint32_t b) {
   const Engine& e = run.e;
-  return e.partition_flags != nullptr && e.options.privileged && e.partition_flags[b] != 0 &&
+  return e.partition_flags != nullptr && e.options.privileged &&
+         (e.partition_flags[b] != 0 || (e.partition_slots != nullptr && e.partition_slots[b] != 0)) &&
          e.cfg.blocks[b].loop == Cfg::kNone && (run.table.index == nullptr || run.table.index[b] == Cfg::kNone);
 }
 
-// Whether a and b belong to one partition of a block with partition flags
-// `flags`: the same constants (or both no constant) in the registers tested
-// or used as a load/store base ahead (an offset of 14 or 18 matters as much
-// as a flag), and no such register nor call argument that their join would
-// make unusable (a pointer on one path, something else on the other).
-bool same_partition(const State& a, const State& b, uint32_t flags, const MapTable& maps) {
+// Whether the join of x and y is as usable as each (a pointer on one path
+// and something else on the other, or two maps that do not join, is not).
+bool join_keeps_use(const RegState& x, const RegState& y, const MapTable& maps) {
+  // (Pointers that depend on different references do not join: state.cc.)
+  if (x.kind == y.kind && x.region == y.region && x.frame == y.frame && x.ref == y.ref) return true;
+  const RegKind joined = join_reg(x, y, false, maps).kind;
+  return joined != RegKind::mixed && joined != RegKind::uninit;
+}
+
+// What a fill of `slot` of s's top frame gives, as join_into sees it: the
+// spill, NULL for bytes known zero, else nothing a pointer joins with.
+RegState slot_value(const State& s, uint32_t slot) {
+  const Spill* spill = s.find_spill(s.frame_count - 1u, slot);
+  if (spill != nullptr) return spill->reg;
+  RegState none;
+  none.kind = RegKind::mixed;
+  const uint8_t* tags = s.top().tags + slot * 8;
+  for (uint32_t i = 0; i < 8; ++i) {
+    if (tags[i] != kTagZero) return none;
+  }
+  return make_scalar(Scalar::constant(0));
+}
+
+// What joining a and b loses at a block with partition flags `flags` and
+// slots `slots`; 0 when they belong to one partition. A pointer used ahead,
+// in a register or in one of `slots`, that the join makes unusable costs
+// kLossPointer; a constant that differs (or is a constant on one side only)
+// kLossHere in a register the block's own jump tests (`here`), kLossTested
+// in one tested further ahead, kLossOffset in one only used as a base (an
+// offset of 14 or 18 matters as much as a flag, but a join of two offsets
+// may still pass the check that uses it). With `first`, any loss returns.
+constexpr uint32_t kLossOffset = 1;
+constexpr uint32_t kLossTested = 2;
+constexpr uint32_t kLossHere = 4;
+constexpr uint32_t kLossPointer = 8;
+
+uint32_t join_loss(const State& a, const State& b, uint32_t flags, uint64_t slots, uint32_t here,
+                   const MapTable& maps, bool first) {
+  const uint32_t tested = flags & kFlagMask;
   const uint32_t exact = (flags | flags >> kFlagBits) & kFlagMask;
   const uint32_t usable = exact | ((flags >> (2 * kFlagBits)) & kFlagMask);
   const RegState* x = a.top().regs;
   const RegState* y = b.top().regs;
+  uint32_t loss = 0;
   for (uint32_t r = 0; r < kFlagBits; ++r) {
     if (((usable >> r) & 1u) == 0) continue;
     if (x[r].kind == RegKind::scalar && y[r].kind == RegKind::scalar) {
       if (((exact >> r) & 1u) == 0) continue;
       const bool cx = x[r].value.is_const();
-      if (cx != y[r].value.is_const() || (cx && x[r].value.bits.value != y[r].value.bits.value)) return false;
-      continue;
+      if (cx == y[r].value.is_const() && (!cx || x[r].value.bits.value == y[r].value.bits.value)) continue;
+      loss += ((here >> r) & 1u) != 0 ? kLossHere : ((tested >> r) & 1u) != 0 ? kLossTested : kLossOffset;
+    } else if (!join_keeps_use(x[r], y[r], maps)) {
+      loss += kLossPointer;
     }
-    if (x[r].kind == y[r].kind && x[r].region == y[r].region && x[r].frame == y[r].frame) continue;
-    const RegKind joined = join_reg(x[r], y[r], false, maps).kind;
-    if (joined == RegKind::mixed || joined == RegKind::uninit) return false;
+    if (first && loss != 0) return loss;
   }
-  return true;
+  if (slots == 0 || (a.spill_count == 0 && b.spill_count == 0)) return loss;
+  const uint32_t top = a.frame_count - 1u;
+  for (; slots != 0; slots &= slots - 1) {
+    const uint32_t slot = static_cast<uint32_t>(__builtin_ctzll(slots));
+    const Spill* sx = a.find_spill(top, slot);
+    const Spill* sy = b.find_spill(top, slot);
+    const bool px = sx != nullptr && sx->reg.kind != RegKind::scalar;
+    const bool py = sy != nullptr && sy->reg.kind != RegKind::scalar;
+    if ((px || py) && !join_keeps_use(slot_value(a, slot), slot_value(b, slot), maps)) {
+      loss += kLossPointer;
+      if (first) return loss;
+    }
+  }
+  return loss;
 }
 
 // Partition p's entry state of block `local` (a slot of `entry` or of its
@@ -153,23 +214,66 @@ void release_partitions(Run& run, uint32_t local) {
   }
 }
 
+uint16_t flags_before(const Insn& insn, uint16_t live);
+
+// All partitions of `target` hold states and `incoming` belongs to none:
+// joins the two of these kPartitions + 1 states whose join loses least
+// (join_loss), rather than whatever comes last, so that two offsets are
+// joined before a flag tested here and a flag before a pointer. Returns
+// the partition `incoming` joins (a freed one when two others were joined),
+// or kPartitions when the arena is exhausted. In loop-free code every merge
+// into a block comes before its visit, so this costs no visit.
+uint32_t make_room(Run& run, uint32_t target, const State& incoming, uint32_t flags, uint64_t slots) {
+  const uint32_t local = target - run.base;
+  const Cfg::Block& block = run.e.cfg.blocks[target];
+  uint16_t here = 0;  // at the block's entry: what its own jump tests (a flag may be shifted first)
+  for (uint32_t pc = block.last + 1; pc-- > block.first;) here = flags_before(run.e.insns[pc], here);
+  uint32_t best = UINT32_MAX;
+  uint32_t into = 0;
+  uint32_t from = kPartitions;  // kPartitions: `incoming`
+  for (uint32_t i = 0; i < kPartitions; ++i) {
+    for (uint32_t j = i + 1; j <= kPartitions; ++j) {
+      const State& other = j == kPartitions ? incoming : **slot_of(run, local, j);
+      const uint32_t loss = join_loss(**slot_of(run, local, i), other, flags, slots, here, run.e.maps, false);
+      if (loss < best) {
+        best = loss;
+        into = i;
+        from = j;
+      }
+    }
+  }
+  if (from == kPartitions) return into;
+  State** to = slot_of(run, local, into);
+  State** gone = slot_of(run, local, from);
+  if (!join_into(run.e.pool, *to, **gone, false, run.e.maps)) return kPartitions;
+  run.e.pool.release(*gone);
+  *gone = nullptr;
+  run.dirty[local] = static_cast<uint8_t>((run.dirty[local] | 1u << into) & ~(1u << from));
+  return from;
+}
+
 // The partition of `target` that `incoming` joins: the one it agrees
-// with, else a free one, else the last (which then holds a join of keys).
+// with, else a free one, else make_room's; kPartitions when the arena is
+// exhausted.
 uint32_t partition_of(Run& run, uint32_t target, const State& incoming) {
   if (!partitioned(run, target)) return 0;
   const uint32_t local = target - run.base;
   const uint32_t flags = run.e.partition_flags[target];
+  const uint64_t slots = run.e.partition_slots != nullptr ? run.e.partition_slots[target] : 0;
   for (uint32_t p = 0; p < kPartitions; ++p) {
     State** slot = slot_of(run, local, p);
-    if (slot == nullptr || *slot == nullptr || same_partition(**slot, incoming, flags, run.e.maps)) return p;
+    if (slot == nullptr || *slot == nullptr || join_loss(**slot, incoming, flags, slots, 0, run.e.maps, true) == 0) {
+      return p;
+    }
   }
-  return kPartitions - 1;
+  return make_room(run, target, incoming, flags, slots);
 }
 
 bool merge(Run& run, uint32_t target, const State& incoming, uint32_t pc) {
   Engine& e = run.e;
   const uint32_t local = target - run.base;
   const uint32_t p = partition_of(run, target, incoming);
+  if (p == kPartitions) return e.oom(pc);
   State** at = slot_of(run, local, p);
   if (at == nullptr) {
     if (!add_group(run, local)) return e.oom(pc);
@@ -208,15 +312,41 @@ void record_facts(Run& run, uint32_t b, const State& s) {
   }
 }
 
+// The exit of a callback (a frame made by a helper call): Linux 6.1
+// prepare_func_exit checks R0 ("At callback return the register R0 ...":
+// a scalar whose tnum lies in [0, 1]); and, as check_reference_leak, no
+// reference acquired in the callback may outlive it: it runs again, and
+// the caller's code never sees what it holds.
+bool check_callback_exit(Engine& e, const State& s, uint32_t pc) {
+  if (!check_init(e, s, 0, pc)) return false;
+  const RegState& r0 = s.top().regs[0];
+  Detail d;
+  d.kind = static_cast<uint8_t>(r0.kind);
+  d.min = r0.value.smin;
+  d.max = r0.value.smax;
+  if (r0.kind != RegKind::scalar || r0.value.umax > 1 || (r0.value.bits.value | r0.value.bits.mask) > 1) {
+    return e.fail(pc, Reason::bad_return_value, 0, d);
+  }
+  const State* entry = e.callback_entry;
+  if (entry == nullptr) return true;
+  for (uint32_t i = 0; i < s.ref_count; ++i) {
+    if (!entry->holds(s.refs[i])) return check_reference_leak(e, s, pc);
+  }
+  if (s.refs_lost > entry->refs_lost) return check_reference_leak(e, s, pc);
+  return true;
+}
+
 bool do_exit(Run& run, State& s, uint32_t pc) {
   Engine& e = run.e;
   if (s.frame_count > 1) {
+    if (e.insns[s.top().call_pc].op == Op::call_helper && !check_callback_exit(e, s, pc)) return false;
     if (run.exit_state == nullptr) {
       run.exit_state = e.pool.copy(s);
       return run.exit_state != nullptr || e.oom(pc);
     }
     return join_into(e.pool, run.exit_state, s, false, e.maps) || e.oom(pc);
   }
+  if (!check_reference_leak(e, s, pc)) return false;
   if (!check_init(e, s, 0, pc)) return false;
   const RegState& r0 = s.regs()[0];
   const bool ranged = e.type.return_min != INT64_MIN || e.type.return_max != INT64_MAX;
@@ -278,6 +408,7 @@ bool do_call(Run& run, State*& s, uint32_t pc, bool& returns) {
   State* back = e.pool.allocate(top, ret->spill_count + 2u);
   if (back == nullptr) return e.oom(pc);
   std::memcpy(back->frames(), ret->frames(), top * sizeof(Frame));
+  back->copy_refs(*ret);  // references live across frames (Linux copies them back on return)
   for (uint32_t i = 0; i < ret->spill_count; ++i) {
     if (ret->spills()[i].frame < top) back->spills()[back->spill_count++] = ret->spills()[i];
   }
@@ -287,6 +418,162 @@ bool do_call(Run& run, State*& s, uint32_t pc, bool& returns) {
   for (uint32_t r = 1; r <= 5; ++r) regs[r] = make_uninit();
   e.pool.release(s);
   s = back;
+  return true;
+}
+
+// Helpers that call a BPF function (uapi bpf.h ids): bpf_for_each_map_elem
+// runs it once per element, bpf_loop up to nr_loops times.
+constexpr int32_t kForEachMapElem = 164, kLoop = 181;
+
+bool calls_back(const Insn& insn) {
+  return insn.op == Op::call_helper && (insn.imm == kForEachMapElem || insn.imm == kLoop);
+}
+
+// The function whose address (entry pc `entry`) a lddw code_addr of
+// function `fn` takes, or Cfg::kNone: a callback must be one taken in the
+// function that passes it, which is what the cost bound assumes
+// (loop_bounds.cc, block_cost).
+uint32_t callback_of(const Engine& e, uint32_t fn, uint32_t entry) {
+  for (const Cfg::CallSite& call : e.cfg.function_calls(fn)) {
+    if (e.insns[call.pc].op == Op::lddw_code_addr && e.cfg.functions[call.callee].entry == entry) return call.callee;
+  }
+  return Cfg::kNone;
+}
+
+// Maps whose elements bpf_for_each_map_elem visits (Linux 6.1: those whose
+// map_ops set map_set_for_each_callback_args; "callback function not
+// allowed for map" otherwise).
+bool iterable_map(MapType type) {
+  return type == MapType::array || type == MapType::percpu_array || type == MapType::hash ||
+         type == MapType::percpu_hash || type == MapType::lru_hash || type == MapType::lru_percpu_hash;
+}
+
+// bpf_loop and bpf_for_each_map_elem (Linux 6.1 check_helper_call ->
+// __check_func_call with a callback: set_loop_callback_state,
+// set_map_elem_callback_state). The callback is analysed as a frame on top
+// of the caller's with r1-r5 set as the helper passes them. It may run any
+// number of times, and a run changes the caller's state (its stack through
+// the ctx pointer, packet pointers a helper makes stale): so, unlike Linux
+// 6.1, which analyses it once, keel analyses it until the caller's state
+// after a run adds nothing to the one before (joined, widened from the
+// third run): each run starts from every state an earlier one can leave,
+// and the caller goes on from all of them (zero runs included). The helper
+// returns an integer (the runs, or -errno).
+bool do_callback(Run& run, State*& s, const Insn& insn, uint32_t pc) {
+  Engine& e = run.e;
+  const int32_t id = static_cast<int32_t>(insn.imm);
+  const HelperSlot* slot = find_helper(e.type, id);
+  if (slot == nullptr || slot->proto == nullptr ||
+      (slot->gate == HelperGate::privileged && !e.options.privileged) || slot->proto->args[1] != ArgKind::func) {
+    return step_helper(e, s, insn, pc);  // names the refusal (or another platform's helper of that id)
+  }
+  for (uint32_t reg = 1; reg <= 4; ++reg) {
+    if (!check_init(e, *s, reg, pc)) return false;
+  }
+  const RegState* regs = s->regs();
+  auto bad = [&](uint32_t reg, Reason reason = Reason::helper_argument) {
+    Detail d;
+    d.kind = static_cast<uint8_t>(regs[reg].kind);
+    d.min = regs[reg].value.smin;
+    d.max = regs[reg].value.smax;
+    return e.fail(pc, reason, static_cast<int32_t>(reg), d);
+  };
+  uint64_t runs = uint64_t{1} << 23;  // BPF_MAX_LOOPS: bpf_loop refuses more (-E2BIG)
+  uint32_t map = 0;
+  if (id == kLoop) {
+    // nr_loops, ARG_ANYTHING (a u32).
+    if (regs[1].kind != RegKind::scalar && !e.options.privileged) return bad(1, Reason::pointer_leak);
+    if (regs[1].kind == RegKind::scalar && regs[1].value.umax < runs) runs = regs[1].value.umax;
+  } else {
+    if (regs[1].kind != RegKind::map_ptr) return bad(1);
+    map = regs[1].region;
+    if (!iterable_map(e.options.maps[map].type)) return bad(1);
+    runs = e.options.maps[map].max_entries;
+  }
+  // ARG_PTR_TO_FUNC: the address of a function, as lddw code_addr gives it.
+  if (regs[2].kind != RegKind::func || regs[2].off != 0) return bad(2);
+  const uint32_t callee = callback_of(e, s->top().function, regs[2].region);
+  if (callee == Cfg::kNone) return bad(2, Reason::unsupported_helper);
+  // ARG_PTR_TO_STACK_OR_NULL: the callback's ctx.
+  if (regs[3].kind != RegKind::stack && !regs[3].is_null()) return bad(3);
+  // flags: both helpers return -EINVAL for any but 0 without calling back;
+  // keel asks for the constant 0 (Linux 6.1 leaves it to run time).
+  if (!regs[4].is_null()) return bad(4);
+  if (s->frame_count >= kMaxCallDepth) return e.fail(pc, Reason::call_depth);
+
+  State* caller = e.pool.copy(*s);  // the caller's state before some run of the callback
+  if (caller == nullptr) return e.oom(pc);
+  const State* saved_entry = e.callback_entry;
+  // Widening settles the bounds at once, a tnum one bit a round: a 64-bit
+  // value needs up to 64 rounds (as a loop header needs visits).
+  constexpr uint32_t kMaxRounds = 256;
+  for (uint32_t round = 0;; ++round) {
+    if (round == kMaxRounds) {
+      e.pool.release(caller);
+      return e.fail(pc, Reason::too_complex);
+    }
+    State* c = e.pool.copy(*caller, 2, 1);
+    if (c == nullptr) {
+      e.pool.release(caller);
+      return e.oom(pc);
+    }
+    const uint32_t caller_frame = c->frame_count - 2u;
+    const RegState* from = c->frames()[caller_frame].regs;
+    Frame& frame = c->frames()[c->frame_count - 1];
+    for (RegState& r : frame.regs) r = make_uninit();
+    if (id == kLoop) {
+      // The index, below nr_loops (Linux 6.1 leaves it unknown).
+      frame.regs[1] = make_scalar(Scalar::from_urange(0, runs == 0 ? 0 : runs - 1));
+      frame.regs[2] = from[3];
+    } else {
+      frame.regs[1] = make_pointer(RegKind::map_ptr, map);
+      // PTR_TO_MAP_KEY is read-only memory keel has no kind for: the key
+      // may be passed on but not read (a false reject, never a write).
+      frame.regs[2].kind = RegKind::mixed;
+      frame.regs[3] = make_pointer(RegKind::map_value, map);
+      frame.regs[4] = from[3];
+    }
+    frame.regs[10] = make_pointer(RegKind::stack);
+    frame.regs[10].frame = static_cast<uint8_t>(c->frame_count - 1);
+    std::memset(frame.tags, kTagUninit, sizeof(frame.tags));
+    frame.function = callee;
+    frame.call_pc = pc;
+    e.callback_entry = caller;
+    State* ret = nullptr;
+    const bool ok = run_function(e, run.table, callee, c, ret);
+    e.callback_entry = saved_entry;
+    if (!ok) {
+      e.pool.release(caller);
+      return false;
+    }
+    if (ret == nullptr) break;  // no run returns: only zero runs do
+    const uint32_t top = ret->frame_count - 1u;
+    State* back = e.pool.allocate(top, ret->spill_count + 2u);
+    if (back == nullptr) {
+      e.pool.release(ret);
+      e.pool.release(caller);
+      return e.oom(pc);
+    }
+    std::memcpy(back->frames(), ret->frames(), top * sizeof(Frame));
+    back->copy_refs(*ret);
+    for (uint32_t i = 0; i < ret->spill_count; ++i) {
+      if (ret->spills()[i].frame < top) back->spills()[back->spill_count++] = ret->spills()[i];
+    }
+    e.pool.release(ret);
+    const bool done = state_leq(*back, *caller, e.maps);
+    const bool joined = done || join_into(e.pool, caller, *back, round >= 2, e.maps);
+    e.pool.release(back);
+    if (!joined) {
+      e.pool.release(caller);
+      return e.oom(pc);
+    }
+    if (done) break;
+  }
+  RegState* out = caller->regs();
+  for (uint32_t reg = 1; reg <= 5; ++reg) out[reg] = make_uninit();
+  out[0] = make_scalar(Scalar::unknown());
+  e.pool.release(s);
+  s = caller;
   return true;
 }
 
@@ -404,6 +691,10 @@ bool run_block(Run& run, uint32_t b, State*& w) {
       terminated = true;
       break;
     }
+    if (calls_back(insn)) {
+      ok = do_callback(run, w, insn, pc);
+      continue;
+    }
     if (insn.op == Op::call_local) {
       bool returns = true;
       ok = do_call(run, w, pc, returns);
@@ -434,8 +725,13 @@ bool visit_block(Run& run, uint32_t b) {
   const bool revisitable = block.loop != Cfg::kNone ||
                            (run.first_loop_pos != Cfg::kNone && pos > run.first_loop_pos && pos < run.last_loop_pos);
   bool ok = true;
+  // The dirty partitions in ascending order, re-reading the bits after each
+  // visit (run_block's merges may set them): the lowest dirty one at or
+  // above p, found with one ctz rather than a test per partition.
   for (uint32_t p = 0; ok && p < kPartitions; ++p) {
-    if (((run.dirty[local] >> p) & 1u) == 0) continue;
+    const uint32_t pending = run.dirty[local] & (0xffu << p);
+    if (pending == 0) break;
+    p = static_cast<uint32_t>(__builtin_ctz(pending));
     run.dirty[local] = static_cast<uint8_t>(run.dirty[local] & ~(1u << p));
     if (++e.iterations > e.options.max_iterations) return e.fail(block.first, Reason::too_complex);
     // A block that is never visited again runs on its entry state itself:
@@ -551,18 +847,13 @@ uint16_t written_by(const Insn& insn) {
   return 0x3f;  // calls and legacy packet loads: r0-r5
 }
 
-// Backward over one instruction: the registers whose values before it the
-// test ahead depends on, given those after it (`live`). ALU results depend
-// on their operands, so a flag shifted or copied before its test (`r1 = r4;
-// r1 >>= 32; if r1 != 0`) still counts.
-uint16_t flags_before(const Insn& insn, uint16_t live) {
+// Backward over an ALU instruction (op < jeq64_imm): the registers its
+// result depends on replace it in `live`, so a flag shifted or copied before
+// its test (`r1 = r4; r1 >>= 32; if r1 != 0`) still counts, and so do both
+// parts of a base (`r4 = r2; r4 += r5; *(u16 *)(r4 + 2)` counts r2 and r5).
+uint16_t alu_before(const Insn& insn, uint16_t live) {
   const Op op = insn.op;
   const auto bit = [](uint32_t r) { return static_cast<uint16_t>(1u << r); };
-  if (is_cond_jump(op)) {
-    const bool reg = (static_cast<uint32_t>(op) - static_cast<uint32_t>(Op::jeq64_imm)) % 2 == 1;
-    return static_cast<uint16_t>(live | bit(insn.dst) | (reg ? bit(insn.src) : 0));
-  }
-  if (op >= Op::jeq64_imm) return static_cast<uint16_t>(live & ~written_by(insn));
   if ((live & bit(insn.dst)) == 0) return live;
   uint16_t before = static_cast<uint16_t>(live & ~bit(insn.dst));
   if (op >= Op::neg64) {
@@ -575,59 +866,160 @@ uint16_t flags_before(const Insn& insn, uint16_t live) {
   return before;
 }
 
-// Backward over one instruction: the registers whose values before it are
-// the base of a load or store ahead, given those after it; through ALU
-// results as flags_before (`r4 = r2; r4 += r5; *(u16 *)(r4 + 2)` counts r5).
-uint16_t bases_before(const Insn& insn, uint16_t live) {
+// Backward over one instruction: the registers whose values before it the
+// test ahead depends on, given those after it (`live`).
+uint16_t flags_before(const Insn& insn, uint16_t live) {
   const Op op = insn.op;
-  const auto bit = [](uint32_t r) { return static_cast<uint16_t>(1u << r); };
-  if (op >= Op::ldxb && op <= Op::ldxsw) return static_cast<uint16_t>((live & ~bit(insn.dst)) | bit(insn.src));
-  if (op >= Op::stb && op <= Op::stxdw) return static_cast<uint16_t>(live | bit(insn.dst));
-  if (op >= Op::atomic32_add && op <= Op::atomic64_cmpxchg) {
-    return static_cast<uint16_t>((live & ~written_by(insn)) | bit(insn.dst));
+  if (is_cond_jump(op)) {
+    const bool reg = (static_cast<uint32_t>(op) - static_cast<uint32_t>(Op::jeq64_imm)) % 2 == 1;
+    return static_cast<uint16_t>(live | 1u << insn.dst | (reg ? 1u << insn.src : 0u));
   }
   if (op >= Op::jeq64_imm) return static_cast<uint16_t>(live & ~written_by(insn));
-  return flags_before(insn, live);
+  return alu_before(insn, live);
 }
 
-// The same for the arguments of calls (r1-r5, which may be pointers).
-uint16_t arguments_before(const Insn& insn, uint16_t live) {
-  const Op op = insn.op;
-  if (op == Op::call_helper || op == Op::call_local || op == Op::callx) {
-    return static_cast<uint16_t>((live & ~0x3f) | 0x3e);
+// The 8-byte stack slot (tags index / 8) at r10 + offset, or kSlotCount.
+uint32_t stack_slot(int32_t offset) {
+  return offset < -static_cast<int32_t>(kStackSize) || offset >= 0
+             ? kSlotCount
+             : static_cast<uint32_t>(offset + static_cast<int32_t>(kStackSize)) / 8;
+}
+
+// The argument registers of a call: those of the helper's prototype (the
+// others may hold anything), r1-r5 for other calls. `known` caches the
+// helpers of ids below 256 (bit 0 set once looked up).
+uint16_t call_arguments(const Engine& e, const Insn& insn, uint8_t* known) {
+  if (insn.op != Op::call_helper) return 0x3e;
+  const uint64_t id = static_cast<uint64_t>(insn.imm);
+  if (id < 256 && known[id] != 0) return known[id] & 0x3e;
+  uint16_t used = 0x3e;
+  const HelperSlot* helper = find_helper(e.type, static_cast<int32_t>(insn.imm));
+  if (helper != nullptr && helper->proto != nullptr) {
+    used = 0;
+    for (uint32_t i = 0; i < 5; ++i) {
+      if (helper->proto->args[i] != ArgKind::none) used = static_cast<uint16_t>(used | 1u << (i + 1));
+    }
   }
-  if (op >= Op::jeq64_imm) return static_cast<uint16_t>(live & ~written_by(insn));
-  return flags_before(insn, live);
+  if (id < 256) known[id] = static_cast<uint8_t>(used | 1u);
+  return used;
+}
+
+// What compute_partition_flags carries backward from the blocks ahead:
+// registers a conditional jump tests, registers a load or store uses as its
+// base, registers used as pointers (bases and call arguments), and the
+// stack slots whose fill is used as a pointer.
+struct Ahead {
+  uint16_t tested = 0;
+  uint16_t bases = 0;
+  uint16_t pointers = 0;
+  uint64_t slots = 0;
+};
+
+// Backward over one instruction. A fill of a pointer register adds its
+// slot; a spill into a slot of the set adds the spilled register, and any
+// store to the slot removes it. Only r10-based accesses are followed (a
+// copy of r10 only partitions less).
+void step_back(const Engine& e, const Insn& insn, Ahead& a, uint8_t* known) {
+  const Op op = insn.op;
+  const auto bit = [](uint32_t r) { return static_cast<uint16_t>(1u << r); };
+  if (op < Op::jeq64_imm) {
+    if (((a.tested | a.bases | a.pointers) & bit(insn.dst)) == 0) return;  // most of them
+    a.tested = alu_before(insn, a.tested);
+    a.bases = alu_before(insn, a.bases);
+    a.pointers = alu_before(insn, a.pointers);
+    return;
+  }
+  if (is_cond_jump(op)) {
+    a.tested = flags_before(insn, a.tested);
+    return;
+  }
+  if (op >= Op::ldxb && op <= Op::ldxsw) {
+    if (op == Op::ldxdw && insn.src == 10 && (a.pointers & bit(insn.dst)) != 0 && insn.offset % 8 == 0) {
+      const uint32_t slot = stack_slot(insn.offset);
+      if (slot < kSlotCount) a.slots |= uint64_t{1} << slot;
+    }
+    const uint16_t kept = static_cast<uint16_t>(~bit(insn.dst));
+    a.tested &= kept;
+    a.bases = static_cast<uint16_t>((a.bases & kept) | bit(insn.src));
+    a.pointers = static_cast<uint16_t>((a.pointers & kept) | bit(insn.src));
+    return;
+  }
+  if (op >= Op::stb && op <= Op::stxdw) {
+    if (insn.dst == 10 && a.slots != 0) {
+      const int32_t size = 1 << ((static_cast<uint32_t>(op) - static_cast<uint32_t>(Op::stb)) % 4);
+      const uint32_t last = stack_slot(insn.offset + size - 1);
+      for (uint32_t slot = stack_slot(insn.offset); slot <= last && slot < kSlotCount; ++slot) {
+        if (((a.slots >> slot) & 1u) == 0) continue;
+        a.slots &= ~(uint64_t{1} << slot);
+        if (op == Op::stxdw && insn.offset % 8 == 0) a.pointers = static_cast<uint16_t>(a.pointers | bit(insn.src));
+      }
+    }
+    a.bases = static_cast<uint16_t>(a.bases | bit(insn.dst));
+    a.pointers = static_cast<uint16_t>(a.pointers | bit(insn.dst));
+    return;
+  }
+  const uint16_t kept = static_cast<uint16_t>(~written_by(insn));
+  a.tested &= kept;
+  a.bases &= kept;
+  a.pointers &= kept;
+  if (op >= Op::atomic32_add && op <= Op::atomic64_cmpxchg) {
+    a.bases = static_cast<uint16_t>(a.bases | bit(insn.dst));
+    a.pointers = static_cast<uint16_t>(a.pointers | bit(insn.dst));
+  } else if (op == Op::call_helper || op == Op::call_local || op == Op::callx) {
+    a.pointers = static_cast<uint16_t>(a.pointers | call_arguments(e, insn, known));
+  }
 }
 
 // Engine::partition_flags: per block, three sets of r0-r9 (r10 is the frame
 // pointer on every path), kFlagBits bits each: the registers whose values
 // at its entry the conditional jump of it or of a block at most
 // kPartitionDistance edges further depends on; those a load or store as
-// far ahead uses as its base; those a call as far ahead takes as
-// arguments. Computed once: kPartitionDistance backward passes over the
-// instructions. `next` has room for block_count entries.
-void compute_partition_flags(const Engine& e, uint32_t* flags, uint32_t* next) {
+// far ahead uses as its base; those used as pointers (bases, call
+// arguments) at any distance before they are overwritten. And, when
+// `slots` is not null, Engine::partition_slots: the stack slots whose fill
+// ahead is used as a pointer (step_back). Computed once: kPartitionDistance
+// + 1 backward passes over the instructions, blocks in post-order so that
+// the unbounded sets need one pass for loop-free code and one more per loop
+// nesting level (a set cut short only partitions less). `next` has room for
+// block_count entries.
+void compute_partition_flags(const Engine& e, uint32_t* flags, uint32_t* next, uint64_t* slots) {
   const Cfg& cfg = e.cfg;
   const uint32_t n = cfg.block_count;
   std::memset(flags, 0, n * sizeof(uint32_t));
+  std::memset(next, 0, n * sizeof(uint32_t));
+  uint8_t known[256];
+  std::memset(known, 0, sizeof(known));
+  constexpr uint32_t kPointerShift = 2 * kFlagBits;
   for (uint32_t step = 0; step <= kPartitionDistance; ++step) {
-    for (uint32_t b = 0; b < n; ++b) {
+    for (uint32_t i = cfg.rpo_count; i-- > 0;) {
+      const uint32_t b = cfg.rpo[i];
       const Cfg::Block& block = cfg.blocks[b];
       uint32_t later = 0;
-      for (const Cfg::Edge& edge : cfg.successors(b)) later |= flags[edge.to];
-      uint16_t tested = static_cast<uint16_t>(later & kFlagMask);
-      uint16_t bases = static_cast<uint16_t>((later >> kFlagBits) & kFlagMask);
-      uint16_t arguments = static_cast<uint16_t>((later >> (2 * kFlagBits)) & kFlagMask);
-      for (uint32_t pc = block.last + 1; pc-- > block.first;) {
-        tested = flags_before(e.insns[pc], tested);
-        bases = bases_before(e.insns[pc], bases);
-        arguments = arguments_before(e.insns[pc], arguments);
+      uint32_t now = 0;  // this pass's sets of the successors already done
+      Ahead a;
+      for (const Cfg::Edge& edge : cfg.successors(b)) {
+        later |= flags[edge.to];
+        now |= next[edge.to];
+        if (slots != nullptr) a.slots |= slots[edge.to];
       }
-      next[b] = (tested & kFlagMask) | (bases & kFlagMask) << kFlagBits | (arguments & kFlagMask) << (2 * kFlagBits);
+      a.tested = static_cast<uint16_t>(later & kFlagMask);
+      a.bases = static_cast<uint16_t>((later >> kFlagBits) & kFlagMask);
+      a.pointers = static_cast<uint16_t>(((later | now) >> kPointerShift) & kFlagMask);
+      for (uint32_t pc = block.last + 1; pc-- > block.first;) step_back(e, e.insns[pc], a, known);
+      next[b] = (a.tested & kFlagMask) | (a.bases & kFlagMask) << kFlagBits | (a.pointers & kFlagMask) << kPointerShift;
+      if (slots != nullptr) slots[b] = a.slots;
     }
     std::memcpy(flags, next, n * sizeof(uint32_t));
   }
+}
+
+// Whether any instruction fills a register from an 8-byte stack slot: only
+// then can Engine::partition_slots be other than empty.
+bool has_stack_fill(const Engine& e) {
+  for (uint32_t pc = 0; pc < e.insn_count; ++pc) {
+    if (e.insns[pc].op == Op::ldxdw && e.insns[pc].src == 10) return true;
+  }
+  return false;
 }
 
 // Partitions matter only below a join; without one the flags would never
@@ -642,23 +1034,33 @@ bool has_join(const Cfg& cfg) {
 
 bool analyze_with_flags(Engine& e, LoopFactTable& table, State* entry) {
   size_t bytes = 0;
+  size_t slot_bytes = 0;
   void* flags = nullptr;
+  void* slots = nullptr;
   if (has_join(e.cfg) && e.options.privileged) {  // partitioned() is false otherwise
     bytes = sizeof(uint32_t) * size_t{e.cfg.block_count};
+    slot_bytes = has_stack_fill(e) ? sizeof(uint64_t) * size_t{e.cfg.block_count} : 0;
     flags = e.pool.allocate_raw(bytes);
     void* next = e.pool.allocate_raw(bytes);
-    if (flags == nullptr || next == nullptr) {
+    slots = slot_bytes != 0 ? e.pool.allocate_raw(slot_bytes) : nullptr;
+    if (flags == nullptr || next == nullptr || (slot_bytes != 0 && slots == nullptr)) {
       e.pool.release_raw(flags, bytes);
+      e.pool.release_raw(next, bytes);
+      e.pool.release_raw(slots, slot_bytes);
       e.pool.release(entry);
       return e.oom(0);
     }
-    compute_partition_flags(e, static_cast<uint32_t*>(flags), static_cast<uint32_t*>(next));
+    compute_partition_flags(e, static_cast<uint32_t*>(flags), static_cast<uint32_t*>(next),
+                            static_cast<uint64_t*>(slots));
     e.pool.release_raw(next, bytes);
     e.partition_flags = static_cast<uint32_t*>(flags);
+    e.partition_slots = static_cast<uint64_t*>(slots);
   }
   State* exit_state = nullptr;
   const bool ok = run_function(e, table, 0, entry, exit_state);
   e.partition_flags = nullptr;
+  e.partition_slots = nullptr;
+  e.pool.release_raw(slots, slot_bytes);
   e.pool.release_raw(flags, bytes);
   if (!ok) return false;
   e.pool.release(exit_state);

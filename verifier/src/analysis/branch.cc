@@ -22,9 +22,7 @@ void mark_null(State& s, uint32_t reg, bool is_null) {
     if (is_null) {
       r = make_scalar(Scalar::constant(0));
     } else {
-      r.kind = r.kind == RegKind::map_value_or_null ? RegKind::map_value
-               : r.kind == RegKind::map_ptr_or_null ? RegKind::map_ptr
-                                                    : RegKind::mem;
+      r.kind = not_null_kind(r.kind);
     }
   };
   if (target.id == 0) {
@@ -34,6 +32,15 @@ void mark_null(State& s, uint32_t reg, bool is_null) {
   for_each_reg(s, [&](RegState& r) {
     if (r.maybe_null() && r.id == target.id) apply(r);
   });
+  if (is_null && target.owns_ref()) {
+    // The acquiring helper returned NULL: nothing was acquired, so nothing
+    // is to be released (mark_ptr_or_null_regs: release_reference_state on
+    // the NULL branch), and any pointer tied to the reference is NULL too.
+    s.drop_ref(target.ref);
+    for_each_reg(s, [&](RegState& r) {
+      if (r.holds_ref() && r.ref == target.ref) r = make_scalar(Scalar::constant(0));
+    });
+  }
 }
 
 // `p` (packet or packet_meta) is below (strict) or at most at the end of
@@ -84,7 +91,11 @@ bool packet_compare(State& s, JmpOp op, bool taken, const RegState& dst, const R
   return true;
 }
 
-bool never_null(RegKind kind) { return kind == RegKind::map_value; }
+// reg_type_not_null: a comparison of these with 0 has a known outcome.
+bool never_null(RegKind kind) {
+  return kind == RegKind::map_value || kind == RegKind::sock_common || kind == RegKind::sock ||
+         kind == RegKind::tcp_sock;
+}
 
 }  // namespace
 
@@ -109,10 +120,17 @@ bool refine_branch(Engine& e, State& s, const Insn& insn, uint32_t pc, bool take
       return true;
     }
     regs[insn.dst].value = a;
-    propagate_scalar(s, regs[insn.dst]);
+    // A register linked to dst may be src itself (`r2 = r1 + 4; if r1 > r2`):
+    // src then keeps what dst's link taught it as well as b.
+    if (!propagate_scalar(s, regs[insn.dst])) {
+      feasible = false;
+      return true;
+    }
     if (is_reg && insn.src != insn.dst) {
-      regs[insn.src].value = b;
-      propagate_scalar(s, regs[insn.src]);
+      if (!refine(JmpOp::jeq, Width::w64, true, regs[insn.src].value, b) || !propagate_scalar(s, regs[insn.src])) {
+        feasible = false;
+        return true;
+      }
     }
     return true;
   }

@@ -1,6 +1,9 @@
 // Helper calls (each argument against its ArgKind, r0 from the RetKind,
 // r1-r5 clobbered) and the legacy packet loads, which behave like a call.
-// Map/helper pairings restate Linux 6.1's check_map_func_compatibility.
+// Map/helper pairings restate Linux 6.1's check_map_func_compatibility;
+// references (acquire, release, the checks before the program may end)
+// restate its reference tracking (kernel/bpf/verifier.c: acquire_reference_state,
+// release_reference, check_reference_leak). design.md, "References".
 #include "analysis/engine.h"
 
 namespace keel {
@@ -86,8 +89,44 @@ bool map_compatible(MapType type, int32_t id) {
 bool writes_map(int32_t id) { return id == 2 || id == 3 || id == 87 || id == 88; }
 
 bool arg_unsupported(ArgKind kind) {
-  return kind == ArgKind::unsupported || kind == ArgKind::const_str || kind == ArgKind::func ||
-         kind == ArgKind::alloc_mem;
+  return kind == ArgKind::unsupported || kind == ArgKind::const_str || kind == ArgKind::func;
+}
+
+bool expects_pointer(ArgKind kind) {
+  return kind != ArgKind::none && kind != ArgKind::anything && kind != ArgKind::size &&
+         kind != ArgKind::size_or_zero && kind != ArgKind::alloc_size_or_zero;
+}
+
+Detail ref_detail(uint32_t ref) {
+  Detail d;
+  d.limit = pc_of_ref(ref);
+  return d;
+}
+
+// The program may end here without running its remaining code (a tail call
+// that succeeds; an out-of-bounds legacy packet load): no reference may be
+// held (Linux: "tail_call would lead to reference leak", "BPF_LD_[ABS|IND]
+// cannot be mixed with socket references").
+bool check_no_references(Engine& e, const State& s, uint32_t pc) {
+  if (s.ref_count == 0 && s.refs_lost == 0) return true;
+  return e.fail(pc, Reason::reference_held, -1, s.ref_count != 0 ? ref_detail(s.refs[0]) : Detail{});
+}
+
+// release_reference: the reference is given back, and every copy of every
+// pointer that depends on it (in any frame, registers and spills) is
+// unusable: an unknown scalar when pointer leaks are allowed, else
+// uninitialized, as in Linux; `ref` stays on them to name the cause.
+void release_reference(Engine& e, State& s, uint32_t ref) {
+  s.drop_ref(ref);
+  auto kill = [&](RegState& r) {
+    if (!r.holds_ref() || r.ref != ref) return;
+    r = e.options.privileged ? make_scalar(Scalar::unknown()) : make_uninit();
+    r.ref = ref;
+  };
+  for (uint32_t f = 0; f < s.frame_count; ++f) {
+    for (RegState& r : s.frames()[f].regs) kill(r);
+  }
+  for (uint32_t i = 0; i < s.spill_count; ++i) kill(s.spills()[i].reg);
 }
 
 // keel's compiler builtins (ADR 0011): the arguments as for a helper's
@@ -141,15 +180,17 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
     return e.fail(pc, Reason::unknown_helper, -1, id_detail);
   }
   const HelperProto& proto = *slot->proto;
-  // FIXME: ringbuf reserve/submit need reference tracking (a reservation
-  // must be released exactly once); until then alloc_mem is unsupported.
-  if (proto.ret == RetKind::unsupported || proto.ret == RetKind::alloc_mem_or_null) {
-    return e.fail(pc, Reason::unsupported_helper, -1, id_detail);
-  }
+  if (proto.ret == RetKind::unsupported) return e.fail(pc, Reason::unsupported_helper, -1, id_detail);
   for (ArgKind kind : proto.args) {
     if (arg_unsupported(kind)) return e.fail(pc, Reason::unsupported_helper, -1, id_detail);
   }
+  // A tail call in a callback would replace it with a program whose r0 no
+  // callback check saw (and run up to BPF_MAX_LOOPS chains): not modelled.
+  if (proto.tail_call && e.callback_entry != nullptr) return e.fail(pc, Reason::unsupported_helper, -1, id_detail);
+  if (proto.tail_call && !check_no_references(e, *s, pc)) return false;
   int64_t map = -1;
+  uint64_t alloc_size = 0;  // alloc_size_or_zero: the constant
+  uint32_t ref_arg = 0;     // the register of the one pointer argument holding a reference
   // check_func_arg: packet pointers only where may_access_direct_pkt_data(meta) allows.
   const bool packet_ok = proto.packet_access && e.type.packet_helper_args;
   uint64_t size_max = UINT64_MAX;  // the first size argument's proven maximum
@@ -157,12 +198,27 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
     const ArgKind kind = proto.args[i];
     const uint32_t reg = i + 1;
     if (kind == ArgKind::none) continue;
+    if (proto.release_arg == reg && s->regs()[reg].kind == RegKind::uninit && s->regs()[reg].ref != 0) {
+      // Released already (unprivileged: its copies are uninitialized).
+      return e.fail(pc, Reason::double_release, static_cast<int32_t>(reg), ref_detail(s->regs()[reg].ref));
+    }
     if (!check_init(e, *s, reg, pc)) return false;
     const RegState r = s->regs()[reg];
     Detail d;
     d.kind = static_cast<uint8_t>(r.kind);
     d.limit = static_cast<uint32_t>(kind);
     const int32_t ri = static_cast<int32_t>(reg);
+    if (expects_pointer(kind)) {
+      if (!r.is_pointer() && r.ref != 0) {
+        const bool again = proto.release_arg == reg;
+        return e.fail(pc, again ? Reason::double_release : Reason::use_after_release, ri, ref_detail(r.ref));
+      }
+      if (r.holds_ref()) {
+        // check_func_arg: "more than one arg with ref_obj_id".
+        if (ref_arg != 0) return e.fail(pc, Reason::helper_argument, ri, d);
+        ref_arg = reg;
+      }
+    }
     switch (kind) {
       case ArgKind::anything:
         if (r.kind != RegKind::scalar && !e.options.privileged) return e.fail(pc, Reason::pointer_leak, ri, d);
@@ -234,9 +290,32 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
       }
       case ArgKind::size:
       case ArgKind::size_or_zero:
-      case ArgKind::alloc_size_or_zero:
         if (r.kind != RegKind::scalar) return e.fail(pc, Reason::helper_argument, ri, d);
         if (size_max == UINT64_MAX) size_max = r.value.umax;
+        break;
+      case ArgKind::alloc_size_or_zero:
+        // ARG_CONST_ALLOC_SIZE_OR_ZERO: "R%d is not a known constant".
+        if (!r.is_const() || r.value.bits.value >= kMaxVarSize) {
+          d.min = r.value.smin;
+          d.max = r.value.smax;
+          return e.fail(pc, Reason::helper_argument, ri, d);
+        }
+        alloc_size = r.value.bits.value;
+        break;
+      case ArgKind::alloc_mem:
+        // PTR_TO_MEM | MEM_ALLOC, unmodified (check_func_arg_reg_off).
+        if (r.maybe_null()) return e.fail(pc, Reason::null_dereference, ri, d);
+        if (r.kind != RegKind::mem || r.ref == 0) return e.fail(pc, Reason::helper_argument, ri, d);
+        if (r.off != 0 || !r.var_is_zero()) {
+          d.offset = r.off;
+          d.min = r.value.smin;
+          d.max = r.value.smax;
+          return e.fail(pc, Reason::helper_argument, ri, d);
+        }
+        break;
+      case ArgKind::sock_common:
+        if (r.maybe_null()) return e.fail(pc, Reason::null_dereference, ri, d);
+        if (!is_socket_kind(r.kind)) return e.fail(pc, Reason::helper_argument, ri, d);
         break;
       case ArgKind::ctx:
       case ArgKind::ctx_or_null:
@@ -253,6 +332,24 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
       default:
         return e.fail(pc, Reason::unsupported_helper, ri, id_detail);
     }
+  }
+  const uint32_t shared_ref = ref_arg != 0 ? s->regs()[ref_arg].ref : 0;
+  if (proto.release_arg != 0) {
+    const RegState r = s->regs()[proto.release_arg];
+    // "R%d must be referenced when passed to release function"; a reference
+    // not listed can only be one a join lost track of (refs_lost).
+    if (!r.holds_ref() || (!s->holds(r.ref) && s->refs_lost == 0)) {
+      Detail d;
+      d.kind = static_cast<uint8_t>(r.kind);
+      return e.fail(pc, Reason::release_unreferenced, proto.release_arg, d);
+    }
+    // In a callback, a reference of its caller's: the callback may run
+    // again and release it twice (Linux 6.1 release_reference_state:
+    // "Cannot release caller references in callbacks").
+    if (e.callback_entry != nullptr && e.callback_entry->holds(r.ref)) {
+      return e.fail(pc, Reason::double_release, proto.release_arg, ref_detail(r.ref));
+    }
+    release_reference(e, *s, r.ref);
   }
   if (changes_packet(id)) invalidate_packet_pointers(*s);
   RegState* regs = s->regs();
@@ -294,14 +391,49 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
       regs[0].id = e.fresh_id();
       break;
     }
+    case RetKind::alloc_mem_or_null:
+      regs[0] = make_pointer(RegKind::mem_or_null, static_cast<uint32_t>(alloc_size));
+      regs[0].id = e.fresh_id();
+      break;
+    case RetKind::sock_or_null:
+    case RetKind::sock_common_or_null:
+    case RetKind::tcp_sock_or_null:
+      regs[0] = make_pointer(proto.ret == RetKind::sock_or_null          ? RegKind::sock_or_null
+                             : proto.ret == RetKind::sock_common_or_null ? RegKind::sock_common_or_null
+                                                                         : RegKind::tcp_sock_or_null);
+      regs[0].id = e.fresh_id();
+      break;
     default:
       return e.fail(pc, Reason::unsupported_helper, -1, id_detail);
+  }
+  if (proto.ret_shares_ref) {
+    // is_ptr_cast_function: the same object, so the same reference (its
+    // NULL says nothing about the reference: the id stays its own).
+    regs[0].ref = shared_ref;
+  } else if (proto.acquires) {
+    const uint32_t ref = ref_of_pc(pc);
+    Detail d;
+    d.limit = pc;
+    if (s->holds(ref)) return e.fail(pc, Reason::reference_reacquired, 0, d);
+    if (s->ref_count >= kMaxReferences) {
+      d.limit = kMaxReferences;
+      return e.fail(pc, Reason::too_many_references, 0, d);
+    }
+    s->refs[s->ref_count++] = ref;
+    regs[0].id = ref;  // the helper's result itself: NULL means nothing acquired
+    regs[0].ref = ref;
   }
   return true;
 }
 
+bool check_reference_leak(Engine& e, const State& s, uint32_t pc) {
+  if (s.ref_count == 0 && s.refs_lost == 0) return true;
+  return e.fail(pc, Reason::unreleased_reference, -1, s.ref_count != 0 ? ref_detail(s.refs[0]) : Detail{});
+}
+
 bool step_legacy_load(Engine& e, State& s, const Insn& insn, uint32_t pc) {
   if (!e.type.legacy_packet_loads) return e.fail(pc, Reason::legacy_packet_load);
+  if (!check_no_references(e, s, pc)) return false;
   if (!check_init(e, s, 6, pc)) return false;
   if (s.regs()[6].kind != RegKind::ctx) return e.fail(pc, Reason::legacy_packet_load, 6);
   const bool indirect = insn.op == Op::ld_ind_b || insn.op == Op::ld_ind_h || insn.op == Op::ld_ind_w;

@@ -69,11 +69,73 @@ class ConstantRun {
   // out of registers.
   [[gnu::noinline]] uint32_t fold_run(const Insn* insns, uint32_t pc, uint32_t end, const RegState* regs) {
     // Locals, so that they stay in registers (value_ stores could alias members).
-    Masks m{known_, dirty_, linux_rules_};
-    while (pc < end && fold(regs, insns[pc], m)) ++pc;
+    Masks m{known_, dirty_, linux_rules_, kNoRegister, 0};
+    // Threaded dispatch (labels as values, as in interp.cc): one handler per
+    // Op, each ending in the jump to the next instruction's handler, so an
+    // instruction costs one jump, not a switch's range check and jump plus
+    // the jumps back to a loop head (which were most of the cost of a run
+    // of constants). An instruction with the same Op as the one before
+    // (`r1 = 0; r2 = 0`, `r0 += 4; r0 += 8`) jumps straight back to its
+    // handler, a direct jump that predicts better than the shared indirect
+    // one. An ALU Op is 4 * Alu + (32-bit ? 2 : 0) + (reg ? 1 : 0); every Op
+    // from neg64 on, and the ALU ones that do not fold, stop the run.
+#define KEEL_FOLD_LABELS(name) &&fold_##name##64_imm, &&fold_##name##64_reg, &&fold_##name##32_imm, &&fold_##name##32_reg,
+#define KEEL_NO_FOLD_LABELS &&stop, &&stop, &&stop, &&stop,
+#define KEEL_STOP_40 KEEL_NO_FOLD_LABELS KEEL_NO_FOLD_LABELS KEEL_NO_FOLD_LABELS KEEL_NO_FOLD_LABELS \
+  KEEL_NO_FOLD_LABELS KEEL_NO_FOLD_LABELS KEEL_NO_FOLD_LABELS KEEL_NO_FOLD_LABELS KEEL_NO_FOLD_LABELS KEEL_NO_FOLD_LABELS
+    // One entry per byte value (as interp.cc), so that the Op needs no range check.
+    static const void* const kHandlers[] = {
+        KEEL_FOLD_LABELS(add) KEEL_FOLD_LABELS(sub) KEEL_FOLD_LABELS(mul)
+        KEEL_NO_FOLD_LABELS /* div */ KEEL_NO_FOLD_LABELS /* sdiv */
+        KEEL_FOLD_LABELS(or) KEEL_FOLD_LABELS(and) KEEL_FOLD_LABELS(lsh) KEEL_FOLD_LABELS(rsh)
+        KEEL_NO_FOLD_LABELS /* mod */ KEEL_NO_FOLD_LABELS /* smod */
+        KEEL_FOLD_LABELS(xor)
+        &&fold_mov64_imm, &&stop, &&fold_mov32_imm, &&stop,  // mov of a register keeps its id: not folded
+        KEEL_NO_FOLD_LABELS /* arsh */
+        KEEL_STOP_40 KEEL_STOP_40 KEEL_STOP_40 KEEL_STOP_40 KEEL_STOP_40};  // neg64 and every Op after it
+#undef KEEL_FOLD_LABELS
+#undef KEEL_NO_FOLD_LABELS
+#undef KEEL_STOP_40
+    static_assert(sizeof(kHandlers) / sizeof(kHandlers[0]) == 256 && static_cast<uint32_t>(Op::neg64) == 56);
+    static_assert(static_cast<uint32_t>(Op::xor64_imm) == 4 * static_cast<uint32_t>(Alu::bxor) &&
+                  static_cast<uint32_t>(Op::mov64_imm) == 4 * static_cast<uint32_t>(Alu::mov) &&
+                  static_cast<uint32_t>(Op::or64_imm) == 4 * static_cast<uint32_t>(Alu::bor));
+#define KEEL_NEXT()                                                          \
+  do {                                                                       \
+    goto* kHandlers[static_cast<uint8_t>(at->op)];                           \
+  } while (0)
+#define KEEL_FOLD_HANDLER(label, alu, is64, reg)                                \
+  label:                                                                         \
+    if (!fold_one<Alu::alu, is64, reg>(regs, *at, m) || ++at >= stop_at) goto stop; \
+    if (at->op == at[-1].op) goto label;                                         \
+    KEEL_NEXT();
+#define KEEL_FOLD_HANDLERS(name, alu)                            \
+  KEEL_FOLD_HANDLER(fold_##name##64_imm, alu, true, false)       \
+  KEEL_FOLD_HANDLER(fold_##name##64_reg, alu, true, true)        \
+  KEEL_FOLD_HANDLER(fold_##name##32_imm, alu, false, false)      \
+  KEEL_FOLD_HANDLER(fold_##name##32_reg, alu, false, true)
+    const Insn* at = insns + pc;
+    const Insn* const stop_at = insns + end;
+    if (at >= stop_at) goto stop;
+    KEEL_NEXT();
+    KEEL_FOLD_HANDLERS(add, add)
+    KEEL_FOLD_HANDLERS(sub, sub)
+    KEEL_FOLD_HANDLERS(mul, mul)
+    KEEL_FOLD_HANDLERS(or, bor)
+    KEEL_FOLD_HANDLERS(and, band)
+    KEEL_FOLD_HANDLERS(xor, bxor)
+    KEEL_FOLD_HANDLERS(lsh, lsh)
+    KEEL_FOLD_HANDLERS(rsh, rsh)
+    KEEL_FOLD_HANDLER(fold_mov64_imm, mov, true, false)
+    KEEL_FOLD_HANDLER(fold_mov32_imm, mov, false, false)
+#undef KEEL_FOLD_HANDLERS
+#undef KEEL_FOLD_HANDLER
+#undef KEEL_NEXT
+  stop:
+    value_[m.last] = m.last_value;  // (the spare slot when nothing folded)
     known_ = m.known;
     dirty_ = m.dirty;
-    return pc;
+    return static_cast<uint32_t>(at - insns);
   }
 
   void flush(RegState* regs) {
@@ -88,37 +150,24 @@ class ConstantRun {
   }
 
  private:
+  // value_'s spare slot: `last` before anything folded.
+  static constexpr uint32_t kNoRegister = kRegisterCount;
   struct Masks {
     uint32_t known;  // bit r: value_[r] is register r's constant
     uint32_t dirty;  // bit r: register r is still to be written from value_[r]
     bool linux_rules;
+    // The register written last, whose value is last_value and not yet in
+    // value_ (written back when another register is written, and when the
+    // run stops). An operation on it (`r0 += 1; r0 <<= 3`, most of a
+    // run) then needs neither the known test nor the memory round trip
+    // through value_ that would make each instruction wait for the one
+    // before.
+    uint32_t last;
+    uint64_t last_value;
   };
 
   // False (nothing changed but the cache) when insn is not a foldable
-  // instruction on constants. One case per Op, so that the dispatch is a
-  // single jump and each case knows its operation, width and operand.
-  [[gnu::always_inline]] bool fold(const RegState* regs, const Insn& insn, Masks& m) {
-    switch (insn.op) {
-#define KEEL_FOLD_CASES(name, alu)                                                     \
-  case Op::name##64_imm: return fold_one<Alu::alu, true, false>(regs, insn, m);   \
-  case Op::name##64_reg: return fold_one<Alu::alu, true, true>(regs, insn, m);    \
-  case Op::name##32_imm: return fold_one<Alu::alu, false, false>(regs, insn, m);  \
-  case Op::name##32_reg: return fold_one<Alu::alu, false, true>(regs, insn, m);
-      KEEL_FOLD_CASES(add, add)
-      KEEL_FOLD_CASES(sub, sub)
-      KEEL_FOLD_CASES(mul, mul)
-      KEEL_FOLD_CASES(or, bor)
-      KEEL_FOLD_CASES(and, band)
-      KEEL_FOLD_CASES(xor, bxor)
-      KEEL_FOLD_CASES(lsh, lsh)
-      KEEL_FOLD_CASES(rsh, rsh)
-#undef KEEL_FOLD_CASES
-      case Op::mov64_imm: return fold_one<Alu::mov, true, false>(regs, insn, m);
-      case Op::mov32_imm: return fold_one<Alu::mov, false, false>(regs, insn, m);
-      default: return false;
-    }
-  }
-
+  // instruction on constants.
   template <Alu kOp, bool kIs64, bool kReg>
   [[gnu::always_inline]] bool fold_one(const RegState* regs, const Insn& insn, Masks& m) {
     static_assert(folds(kOp) && !(kOp == Alu::mov && kReg));
@@ -127,29 +176,33 @@ class ConstantRun {
     uint64_t b = static_cast<uint64_t>(insn.imm);
     if (kReg) {
       if (!load(regs, insn.src, m)) return false;
-      b = value_[insn.src];
+      b = insn.src == m.last ? m.last_value : value_[insn.src];
     }
-    uint64_t a = 0;
-    if (kOp != Alu::mov) {
-      if (!load(regs, dst, m)) return false;
-      a = value_[dst];
+    uint64_t a = m.last_value;
+    if (__builtin_expect(dst != m.last, 0)) {
+      if (kOp != Alu::mov) {
+        if (!load(regs, dst, m)) return false;
+        a = value_[dst];
+      }
+      value_[m.last] = m.last_value;
+      m.last = dst;
+      m.known |= 1u << dst;
+      m.dirty |= 1u << dst;
     }
-    value_[dst] = fold_op(kOp, kIs64, a, b);
-    m.known |= 1u << dst;
-    m.dirty |= 1u << dst;
+    m.last_value = fold_op(kOp, kIs64, a, b);
     return true;
   }
 
   // Whether register r holds a constant, caching it.
   bool load(const RegState* regs, uint32_t r, Masks& m) {
-    if ((m.known >> r) & 1u) return true;
+    if (__builtin_expect((m.known >> r) & 1u, 1)) return true;  // most operands were just folded
     if (regs[r].kind != RegKind::scalar || !regs[r].value.is_const()) return false;
     value_[r] = regs[r].value.bits.value;
     m.known |= 1u << r;
     return true;
   }
 
-  uint64_t value_[kRegisterCount];
+  uint64_t value_[kRegisterCount + 1];  // + the spare slot
   bool linux_rules_;
   uint32_t known_ = 0;
   uint32_t dirty_ = 0;

@@ -25,6 +25,12 @@ const char* kind_words(uint8_t kind) {
     case RegKind::func: return "a function address";
     case RegKind::mixed: return "a pointer on some paths and not on others";
     case RegKind::map_ptr_or_null: return "a map reference or NULL";
+    case RegKind::sock_common: return "a socket pointer (sock_common)";
+    case RegKind::sock_common_or_null: return "a socket pointer (sock_common) or NULL";
+    case RegKind::sock: return "a socket pointer";
+    case RegKind::sock_or_null: return "a socket pointer or NULL";
+    case RegKind::tcp_sock: return "a TCP socket pointer";
+    case RegKind::tcp_sock_or_null: return "a TCP socket pointer or NULL";
   }
   return "?";
 }
@@ -45,12 +51,16 @@ const char* reason_name(Reason reason) {
     KEEL_REASON(pointer_arithmetic) KEEL_REASON(pointer_comparison)
     KEEL_REASON(scalar_dereference) KEEL_REASON(null_dereference)
     KEEL_REASON(invalid_dereference) KEEL_REASON(stack_out_of_bounds)
-    KEEL_REASON(ctx_bad_access) KEEL_REASON(ctx_mixed_access) KEEL_REASON(map_value_out_of_bounds)
+    KEEL_REASON(ctx_bad_access) KEEL_REASON(ctx_mixed_access) KEEL_REASON(sock_bad_access)
+    KEEL_REASON(map_value_out_of_bounds)
     KEEL_REASON(packet_out_of_bounds) KEEL_REASON(memory_out_of_bounds)
     KEEL_REASON(read_only_write) KEEL_REASON(write_only_read) KEEL_REASON(misaligned_access)
     KEEL_REASON(variable_stack_access) KEEL_REASON(unknown_helper)
     KEEL_REASON(helper_argument) KEEL_REASON(unsupported_helper) KEEL_REASON(unresolved_map)
-    KEEL_REASON(legacy_packet_load) KEEL_REASON(unprivileged_call) KEEL_REASON(unbounded_loop)
+    KEEL_REASON(legacy_packet_load) KEEL_REASON(unprivileged_call)
+    KEEL_REASON(unreleased_reference) KEEL_REASON(reference_held) KEEL_REASON(release_unreferenced)
+    KEEL_REASON(double_release) KEEL_REASON(use_after_release) KEEL_REASON(reference_store)
+    KEEL_REASON(too_many_references) KEEL_REASON(reference_reacquired) KEEL_REASON(unbounded_loop)
     KEEL_REASON(division_by_zero) KEEL_REASON(unsupported_instruction) KEEL_REASON(too_complex) KEEL_REASON(out_of_memory)
 #undef KEEL_REASON
   }
@@ -103,6 +113,11 @@ size_t describe(const Verdict& v, char* buffer, size_t size) {
     case Reason::ctx_mixed_access:
       who().put("and this instruction reaches the context on another path; Linux rewrites context accesses per instruction");
       break;
+    case Reason::sock_bad_access:
+      who();
+      access(w, d);
+      w.put(" is not a socket field Linux lets a program read this way");
+      break;
     case Reason::map_value_out_of_bounds:
       w.put("r").signed_decimal(d.reg).put(" is a pointer to map value of size ").decimal(d.limit).put(", "); access(w, d);
       w.put(" is out of bounds");
@@ -125,6 +140,33 @@ size_t describe(const Verdict& v, char* buffer, size_t size) {
     case Reason::unresolved_map: w.put("lddw names map ").decimal(d.limit).put(", which is not provided"); break;
     case Reason::legacy_packet_load: w.put("ld_abs/ld_ind needs a packet program type with r6 = context"); break;
     case Reason::unprivileged_call: w.put("BPF-to-BPF calls need privileges"); break;
+    case Reason::unreleased_reference:
+      w.put("the reference acquired at pc ").decimal(d.limit)
+          .put(" is not released on some path to this exit (Linux: Unreleased reference)");
+      break;
+    case Reason::reference_held:
+      w.put("the reference acquired at pc ").decimal(d.limit)
+          .put(" may still be held, and a tail call or ld_abs/ld_ind may end the program here without releasing it");
+      break;
+    case Reason::release_unreferenced:
+      who().put("which holds no acquired reference to release");
+      break;
+    case Reason::double_release:
+      w.put("r").signed_decimal(d.reg).put(" was released already (reference acquired at pc ").decimal(d.limit).put(")");
+      break;
+    case Reason::use_after_release:
+      w.put("r").signed_decimal(d.reg).put(" refers to an object whose reference (acquired at pc ")
+          .decimal(d.limit).put(") was released");
+      break;
+    case Reason::reference_store:
+      who().put("holding the reference acquired at pc ").decimal(d.limit)
+          .put("; such a pointer may be kept only in registers and on the stack");
+      break;
+    case Reason::too_many_references: w.put("more than ").decimal(d.limit).put(" references would be held at once"); break;
+    case Reason::reference_reacquired:
+      w.put("this call acquires a reference while the one it acquired before may still be held "
+            "(keel tracks one reference per acquiring instruction)");
+      break;
     case Reason::unbounded_loop: w.put("no bound proven for the loop with header at pc ").decimal(d.limit); break;
     case Reason::division_by_zero: w.put("the divisor may be zero"); break;
     case Reason::unsupported_instruction: w.put("the instruction is not part of Linux 6.1's instruction set"); break;

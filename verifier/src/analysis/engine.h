@@ -32,9 +32,20 @@ struct Engine {
   uint32_t trace_pc = UINT32_MAX;  // describe_state(): capture the states entering this pc
   State* trace = nullptr;
   const uint32_t* partition_flags = nullptr;  // per block: analyze.cc's path partitions
+  const uint64_t* partition_slots = nullptr;  // per block: stack slots the partitions compare (analyze.cc)
   uint8_t* access_kinds = nullptr;  // per pc: the pointers its load/store used (memory.cc, note_access)
+  // While a callback is analysed (analyze.cc, do_callback): the caller's
+  // state it was entered with, whose references it may neither keep nor
+  // release (it may run again).
+  const State* callback_entry = nullptr;
 
-  uint32_t fresh_id() { return next_id++; }
+  // Ids stay below kRefBit: reference names (state.h) are never an id of
+  // another pointer, whose NULL check would then refine the wrong copies.
+  uint32_t fresh_id() {
+    const uint32_t id = next_id;
+    next_id = next_id + 1 == kRefBit ? 1 : next_id + 1;
+    return id;
+  }
   // Records a rejection (the first one wins) and returns false.
   bool fail(uint32_t pc, Reason reason, int32_t reg = -1, Detail detail = Detail{});
   bool oom(uint32_t pc) { return fail(pc, Reason::out_of_memory); }
@@ -76,6 +87,9 @@ void invalidate_packet_pointers(State& s);
 // calls.cc: helper calls and legacy packet loads.
 bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc);
 bool step_legacy_load(Engine& e, State& s, const Insn& insn, uint32_t pc);
+// At the program's exit (frame 0): every reference acquired must have been
+// released (Linux check_reference_leak).
+bool check_reference_leak(Engine& e, const State& s, uint32_t pc);
 
 // branch.cc: narrows `s` to the states in which the conditional jump at pc
 // goes the way `taken` says; `feasible` false when no state does.
@@ -85,8 +99,10 @@ bool refine_branch(Engine& e, State& s, const Insn& insn, uint32_t pc, bool take
 // trace.cc: renders a state (or "unreached" for nullptr) for describe_state().
 size_t render_state(const State* s, char* buffer, size_t size);
 
-// Sets every scalar register/spill sharing `reg`'s id to `reg`'s value.
-void propagate_scalar(State& s, const RegState& reg);
+// Narrows every scalar register/spill linked to `reg` (same id; Link in
+// reg_state.h) to the values its link allows, given `reg`'s value; false
+// when one has none left (the state is infeasible).
+[[nodiscard]] bool propagate_scalar(State& s, const RegState& reg);
 
 // Whether a copy of `r` (a register move, a fill from its spill slot)
 // should share an id with it: a bound learned on one non-constant scalar
@@ -99,6 +115,17 @@ inline bool links_copies(const RegState& r) {
   if (r.kind == RegKind::scalar) return !r.value.is_const();
   if (r.kind == RegKind::packet || r.kind == RegKind::packet_meta) return !r.var_is_zero();
   return r.maybe_null();
+}
+
+// Gives `r` (which has no id) a fresh one for the copies about to be made;
+// a scalar starts a class of its own (its value is B: Link::same, delta 0).
+// A scalar's `off` and `link` mean something only while it has an id.
+inline void start_link(Engine& e, RegState& r) {
+  r.id = e.fresh_id();
+  if (r.kind == RegKind::scalar) {
+    r.link = Link::same;
+    r.off = 0;
+  }
 }
 
 }  // namespace keel

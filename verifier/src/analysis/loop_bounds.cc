@@ -272,6 +272,7 @@ struct Work {
   uint32_t* units;     // [max_units]
   State* states;       // [max_units]: symbolic state at each unit's start
   bool* seen;          // [max_units]
+  const LoopBoundOptions* options = nullptr;  // the callback runs (set when there are functions)
 };
 
 // Instructions executed by one run of block b, callees included.
@@ -289,6 +290,16 @@ uint64_t block_cost(const Work& w, uint32_t b) {
     if (insn.op == Op::call_local) {
       const uint32_t entry = static_cast<uint32_t>(int64_t{pc} + 1 + insn.offset);
       cost = add_sat(cost, w.fn_cost[cfg.blocks[cfg.block_of(entry)].function]);
+    } else if (insn.op == Op::call_helper && (insn.imm == 164 || insn.imm == 181) && w.options != nullptr) {
+      // bpf_for_each_map_elem, bpf_loop: a callback whose address this
+      // function takes (the analysis allows no other), run up to the
+      // helper's limit of times.
+      uint64_t longest = 0;
+      for (const Cfg::CallSite& call : cfg.function_calls(cfg.blocks[b].function)) {
+        if (cfg.insns[call.pc].op == Op::lddw_code_addr) longest = max_of(longest, w.fn_cost[call.callee]);
+      }
+      const uint64_t runs = insn.imm == 181 ? w.options->loop_callback_runs : w.options->map_callback_runs;
+      cost = add_sat(cost, mul_sat(runs, longest));
     }
   }
   return cost;
@@ -676,7 +687,7 @@ LoopBoundResult bound_loops(const Cfg& cfg, const LoopFacts& facts, const LoopBo
     if (n > max_units) max_units = n;
   }
   const uint32_t functions = cfg.function_count;
-  Work w{cfg, facts, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+  Work w{cfg, facts, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, &options};
   uint32_t* order = nullptr;      // functions by depth, callees first
   uint32_t* by_depth = nullptr;   // counting sort buckets
   uint32_t* loop_first = nullptr;  // per function: its loops are [loop_first, loop_end)

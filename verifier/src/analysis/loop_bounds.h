@@ -40,6 +40,10 @@ struct LoopBoundOptions {
   /// A loop whose best proven bound on header runs per entry exceeds this is unbounded_loop too
   /// (a u32 length bounds a loop by 2^32 trips, which Linux's 1M-instruction budget refuses).
   uint64_t max_trips = UINT64_MAX;
+  /// Runs of a bpf_loop callback per call (BPF_MAX_LOOPS: more are refused with -E2BIG).
+  uint64_t loop_callback_runs = uint64_t{1} << 23;
+  /// Runs of a bpf_for_each_map_elem callback per call: the largest max_entries of the maps.
+  uint64_t map_callback_runs = UINT32_MAX;
 };
 
 // Arena use is O(blocks + loops) and released before returning.

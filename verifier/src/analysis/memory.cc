@@ -70,7 +70,8 @@ void decay_spill(State& s, uint32_t frame, uint32_t slot) {
   if (spill == nullptr) return;
   uint8_t* tags = s.frames()[frame].tags + slot * 8;
   const uint8_t t = spill->reg.is_null() ? kTagZero : kTagData;
-  for (int i = 0; i < 8; ++i) tags[i] = t;
+  const int bytes = spill->narrow != 0 ? spill->narrow : 8;  // a 32-bit spill's other bytes are their own
+  for (int i = 0; i < bytes; ++i) tags[i] = t;
   s.remove_spill(spill);
 }
 
@@ -150,9 +151,17 @@ bool stack_load(Engine& e, State& s, const Insn& insn, const RegState& ptr, uint
   const int64_t index = r.lo + kStackSize;
   const uint32_t slot = static_cast<uint32_t>(index / 8);
   Spill* spill = s.find_spill(ptr.frame, slot);
-  if (spill != nullptr) {
+  const uint32_t at = static_cast<uint32_t>(index % 8);
+  // A load that reaches past a 32-bit spill reads bytes (below).
+  if (spill != nullptr && (spill->narrow == 0 || at + size <= spill->narrow)) {
+    if (spill->narrow != 0 && size == spill->narrow) {
+      // check_stack_read_fixed_off: a fill of a spill's own offset and size
+      // gives the spilled value back (its 4 bytes, zero-extended).
+      out = spill->reg;
+      return true;
+    }
     if (size == 8) {
-      if (spill->reg.id == 0 && links_copies(spill->reg)) spill->reg.id = e.fresh_id();
+      if (spill->reg.id == 0 && links_copies(spill->reg)) start_link(e, spill->reg);
       out = spill->reg;
       return true;
     }
@@ -160,8 +169,10 @@ bool stack_load(Engine& e, State& s, const Insn& insn, const RegState& ptr, uint
       // "invalid size of register fill": part of a pointer is not a value.
       return e.fail(pc, Reason::invalid_dereference, insn.src, access_detail(ptr, fixed, size, kStackSize));
     }
-    if (spill->reg.is_const()) {
-      const uint64_t v = spill->reg.value.bits.value >> (8 * (index % 8));
+    // (A narrower fill of a 32-bit spill is unknown, as in Linux 6.1:
+    // spill_fill/10 and /11 expect the packet access it offsets rejected.)
+    if (spill->reg.is_const() && spill->narrow == 0) {
+      const uint64_t v = spill->reg.value.bits.value >> (8 * at);
       const uint64_t mask = (uint64_t{1} << (8 * size)) - 1;
       out = make_scalar(Scalar::constant(v & mask));
     } else {
@@ -173,11 +184,20 @@ bool stack_load(Engine& e, State& s, const Insn& insn, const RegState& ptr, uint
   bool all_zero = true;
   bool mixed = false;
   for (uint32_t i = 0; i < size; ++i) {
-    if (tags[i] == kTagUninit && !e.options.allow_uninit_stack_reads) {
+    // kTagSpill here: bytes of a spill read as bytes (a load that reaches
+    // past a 32-bit spill): a scalar's are data, a pointer's not a value.
+    uint8_t tag = tags[i];
+    if (tag == kTagSpill) {
+      const Spill* owner = s.find_spill(ptr.frame, static_cast<uint32_t>((index + i) / 8));
+      tag = owner == nullptr || owner->reg.kind != RegKind::scalar ? kTagMixed
+            : owner->reg.is_null()                                  ? kTagZero
+                                                                    : kTagData;
+    }
+    if (tag == kTagUninit && !e.options.allow_uninit_stack_reads) {
       return e.fail(pc, Reason::uninit_stack, insn.src, access_detail(ptr, fixed + i, size, kStackSize));
     }
-    mixed = mixed || tags[i] == kTagMixed;
-    all_zero = all_zero && tags[i] == kTagZero;  // an uninitialized byte (when allowed) is unknown
+    mixed = mixed || tag == kTagMixed;
+    all_zero = all_zero && tag == kTagZero;  // an uninitialized byte (when allowed) is unknown
   }
   if (mixed) {
     if (size != 8) {
@@ -222,6 +242,7 @@ bool stack_store(Engine& e, State*& s, const Insn& insn, const RegState& ptr, ui
       spill->slot = static_cast<uint8_t>(slot);
       spill->unused = 0;
     }
+    spill->narrow = 0;
     spill->reg = spilled;
     std::memset(s->frames()[ptr.frame].tags + slot * 8, kTagSpill, 8);
     return true;
@@ -230,11 +251,26 @@ bool stack_store(Engine& e, State*& s, const Insn& insn, const RegState& ptr, ui
     // "invalid size of register spill"
     return e.fail(pc, Reason::invalid_dereference, insn.src, access_detail(ptr, fixed, size, kStackSize));
   }
-  // FIXME: Linux 6.1 keeps a narrower store of a bounded scalar as a spill
-  // too (read back at the same offset and size with its bounds); keel keeps
-  // the bytes as data (spill_fill/13 in the corpus is rejected for it).
   const bool zero = value == nullptr ? insn.imm == 0 : value->is_null();
-  return stack_write_range(e, *s, insn.dst, ptr, r, zero, true, pc);
+  if (!stack_write_range(e, *s, insn.dst, ptr, r, zero, true, pc)) return false;
+  // check_stack_write_fixed_off: with CAP_BPF, a 4-byte store of a bounded,
+  // non-NULL scalar register at the start of a slot is kept as a spill of
+  // that size (save_register_state), which a fill of the same offset and
+  // size reads back with its bounds. keel keeps what the 4 bytes hold, the
+  // low half zero-extended (6.1 keeps the whole register, which a fill may
+  // not get back when its value does not fit in 32 bits).
+  if (size != 4 || index % 8 != 0 || value == nullptr || zero || !e.options.privileged) return true;
+  const Scalar low = zext32(value->value);
+  if (low.umin == 0 && low.umax == UINT32_MAX && (low.bits.mask & UINT32_MAX) == UINT32_MAX) return true;
+  if (!e.pool.reserve_spill(s)) return e.oom(pc);
+  Spill* spill = &s->spills()[s->spill_count++];
+  spill->frame = ptr.frame;
+  spill->slot = static_cast<uint8_t>(slot);
+  spill->narrow = 4;
+  spill->unused = 0;
+  spill->reg = make_scalar(low);
+  std::memset(s->frames()[ptr.frame].tags + slot * 8, kTagSpill, 4);
+  return true;
 }
 
 // ---- Context ------------------------------------------------------------------
@@ -293,9 +329,85 @@ bool ctx_access(Engine& e, uint32_t reg, const RegState& ptr, int64_t insn_off, 
         if (off != f->offset || size != f->size) return e.fail(pc, Reason::ctx_bad_access, static_cast<int32_t>(reg), d);
         *out = make_pointer(RegKind::packet_meta);
         break;
+      case CtxYield::sock_common_or_null:
+        if (off != f->offset || size != f->size) return e.fail(pc, Reason::ctx_bad_access, static_cast<int32_t>(reg), d);
+        *out = make_pointer(RegKind::sock_common_or_null);  // not acquired: nothing to release
+        break;
     }
   }
   return true;
+}
+
+// ---- Sockets --------------------------------------------------------------------
+//
+// struct bpf_sock and struct bpf_tcp_sock (uapi bpf.h) as Linux 6.1 lets a
+// program read them through a socket pointer (check_sock_access with
+// bpf_sock_is_valid_access, bpf_sock_common_is_valid_access,
+// bpf_tcp_sock_is_valid_access in net/core/filter.c): aligned loads only;
+// the fields Linux lists by offset narrow only at their start, the address
+// fields narrow anywhere, the others exactly 4 bytes. The first field that
+// contains an access decides (dst_port, a __be16 before 2 bytes of padding,
+// takes 1 or 2 bytes in its own 2 bytes and 4 only as a whole).
+
+constexpr uint8_t kB = 1, kH = 2, kW = 4, kDW = 8, kNarrow = kB | kH | kW;
+
+constexpr CtxField sock_field(uint16_t offset, uint16_t size, uint8_t reads, bool at_start = false) {
+  CtxField f{};
+  f.offset = offset;
+  f.size = size;
+  f.read_sizes = reads;
+  f.narrow_at_start = at_start;
+  return f;
+}
+
+// bound_dev_if, family, type, protocol, mark, priority, src_ip4, src_ip6,
+// src_port, dst_port, dst_ip4, dst_ip6, state, rx_queue_mapping.
+#define KEEL_SOCK_HEAD sock_field(0, 4, kW), sock_field(4, 4, kNarrow, true)
+#define KEEL_SOCK_TAIL                                                                              \
+  sock_field(24, 4, kNarrow), sock_field(28, 16, kNarrow), sock_field(44, 4, kNarrow, true),        \
+      sock_field(48, 2, kB | kH), sock_field(48, 4, kW), sock_field(52, 4, kNarrow),                \
+      sock_field(56, 16, kNarrow), sock_field(72, 4, kNarrow, true), sock_field(76, 4, kNarrow, true)
+constexpr CtxField kSockFields[] = {
+    KEEL_SOCK_HEAD,       sock_field(8, 4, kNarrow, true), sock_field(12, 4, kNarrow, true),
+    sock_field(16, 4, kW), sock_field(20, 4, kW),           KEEL_SOCK_TAIL,
+};
+// A sock_common (a request or time-wait socket, say) has no type, protocol,
+// mark or priority: bytes 8-23 are off limits.
+constexpr CtxField kSockCommonFields[] = {KEEL_SOCK_HEAD, KEEL_SOCK_TAIL};
+#undef KEEL_SOCK_HEAD
+#undef KEEL_SOCK_TAIL
+// 20 __u32 counters, bytes_received and bytes_acked (__u64), 4 more __u32
+// (to icsk_retransmits). A 4-byte load of half a __u64 is refused (Linux's
+// check lets it through but has no rewrite for it).
+constexpr CtxField kTcpSockFields[] = {sock_field(0, 80, kW), sock_field(80, 16, kDW), sock_field(96, 16, kW)};
+
+template <size_t N>
+constexpr uint32_t count_of(const CtxField (&)[N]) {
+  return static_cast<uint32_t>(N);
+}
+
+bool sock_access(Engine& e, uint32_t reg, const RegState& ptr, int64_t insn_off, uint32_t size,
+                 bool write, uint32_t pc) {
+  const CtxField* fields = ptr.kind == RegKind::sock ? kSockFields
+                           : ptr.kind == RegKind::tcp_sock ? kTcpSockFields
+                                                           : kSockCommonFields;
+  const uint32_t count = ptr.kind == RegKind::sock       ? count_of(kSockFields)
+                         : ptr.kind == RegKind::tcp_sock ? count_of(kTcpSockFields)
+                                                         : count_of(kSockCommonFields);
+  const int64_t off = int64_t{ptr.off} + insn_off;
+  const uint32_t end = ptr.kind == RegKind::tcp_sock ? 112 : 80;  // sizeof the uapi structure
+  const Detail d = access_detail(ptr, off, size, end);
+  const int32_t r = static_cast<int32_t>(reg);
+  if (write) return e.fail(pc, Reason::read_only_write, r, d);  // "cannot write into sock"
+  if (!ptr.var_is_zero() || off < 0 || off % size != 0) return e.fail(pc, Reason::sock_bad_access, r, d);
+  for (uint32_t i = 0; i < count; ++i) {
+    const CtxField& f = fields[i];
+    if (off < f.offset || off + size > int64_t{f.offset} + f.size) continue;
+    const bool narrow_ok = !f.narrow_at_start || size == f.size || off == f.offset;
+    if ((f.read_sizes & size) != 0 && narrow_ok) return true;
+    break;
+  }
+  return e.fail(pc, Reason::sock_bad_access, r, d);
 }
 
 // ---- Map values, packets, helper memory ------------------------------------------
@@ -350,14 +462,29 @@ bool region_access(Engine& e, State*& s, uint32_t reg, const RegState& ptr, int6
     case RegKind::ctx:
       if (helper) return e.fail(pc, Reason::helper_argument, r, access_detail(ptr, fixed, sz, 0));
       return ctx_access(e, reg, ptr, insn_off, sz, write, pc, nullptr);
+    case RegKind::sock_common:
+    case RegKind::sock:
+    case RegKind::tcp_sock:
+      if (helper) return e.fail(pc, Reason::helper_argument, r, access_detail(ptr, fixed, sz, 0));
+      return sock_access(e, reg, ptr, insn_off, sz, write, pc);
     case RegKind::map_value_or_null:
     case RegKind::mem_or_null:
     case RegKind::map_ptr_or_null:
+    case RegKind::sock_common_or_null:
+    case RegKind::sock_or_null:
+    case RegKind::tcp_sock_or_null:
       return e.fail(pc, Reason::null_dereference, r, access_detail(ptr, fixed, sz, 0));
     case RegKind::scalar:
     case RegKind::mixed:
-      if (helper) return e.fail(pc, Reason::helper_argument, r, access_detail(ptr, fixed, sz, 0));
-      return e.fail(pc, Reason::scalar_dereference, r, access_detail(ptr, fixed, sz, 0));
+      // (A scalar's `off` is no offset: the delta of its link, reg_state.h.)
+      if (ptr.ref != 0) {
+        // A copy of a pointer whose reference was released (release_reference
+        // turns them into unknown scalars): name the cause.
+        Detail d = access_detail(ptr, insn_off, sz, pc_of_ref(ptr.ref));
+        return e.fail(pc, Reason::use_after_release, r, d);
+      }
+      if (helper) return e.fail(pc, Reason::helper_argument, r, access_detail(ptr, insn_off, sz, 0));
+      return e.fail(pc, Reason::scalar_dereference, r, access_detail(ptr, insn_off, sz, 0));
     case RegKind::uninit:
       return e.fail(pc, Reason::uninit_register, r);
     default:
@@ -484,7 +611,24 @@ bool step_store(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
   if (ptr.is_pointer() && !check_alignment(e, ptr, insn.offset, size, insn.dst, pc)) return false;
   const bool value_is_pointer = from_reg && value.kind != RegKind::scalar;
   if (ptr.kind == RegKind::stack) {
+    if (from_reg && size == 8 && value.kind == RegKind::scalar && value.id == 0 && links_copies(value)) {
+      // The spilled copy and the register are linked, as a register copy
+      // is (Linux 6.8+ assigns an id on a scalar spill for this): a bound
+      // proven on the register after the spill holds for what a fill reads.
+      start_link(e, s->regs()[insn.src]);
+      const RegState linked = s->regs()[insn.src];
+      return stack_store(e, s, insn, ptr, size, &linked, pc);
+    }
     return stack_store(e, s, insn, ptr, size, from_reg ? &value : nullptr, pc);
+  }
+  if (from_reg && value.holds_ref()) {
+    // A copy outside registers and stack would escape the release that
+    // invalidates every copy (privileged Linux lets the bits be stored; the
+    // stored copy is then only a number). keel refuses it: design.md.
+    Detail d;
+    d.kind = static_cast<uint8_t>(value.kind);
+    d.limit = pc_of_ref(value.ref);
+    return e.fail(pc, Reason::reference_store, insn.src, d);
   }
   if (value_is_pointer && !e.options.privileged) {
     // "R%d leaks addr into map/ctx/packet/mem"
@@ -515,6 +659,12 @@ bool step_atomic(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
   if (cmpxchg && !check_init(e, *s, 0, pc)) return false;
   const RegState ptr = s->regs()[insn.dst];
   const RegState value = s->regs()[insn.src];
+  if (value.holds_ref()) {
+    Detail d;
+    d.kind = static_cast<uint8_t>(value.kind);
+    d.limit = pc_of_ref(value.ref);
+    return e.fail(pc, Reason::reference_store, insn.src, d);
+  }
   if (value.kind != RegKind::scalar && !e.options.privileged) {
     return e.fail(pc, Reason::pointer_leak, insn.src, Detail{.kind = static_cast<uint8_t>(value.kind)});
   }

@@ -26,6 +26,12 @@ const char* reg_kind_name(RegKind kind) {
     case RegKind::func: return "func";
     case RegKind::mixed: return "mixed";
     case RegKind::map_ptr_or_null: return "map_ptr_or_null";
+    case RegKind::sock_common: return "sock_common";
+    case RegKind::sock_common_or_null: return "sock_common_or_null";
+    case RegKind::sock: return "sock";
+    case RegKind::sock_or_null: return "sock_or_null";
+    case RegKind::tcp_sock: return "tcp_sock";
+    case RegKind::tcp_sock_or_null: return "tcp_sock_or_null";
   }
   return "?";
 }
@@ -51,6 +57,28 @@ void State::remove_spill(Spill* spill) {
   --spill_count;
 }
 
+bool State::holds(uint32_t ref) const {
+  for (uint32_t i = 0; i < ref_count; ++i) {
+    if (refs[i] == ref) return true;
+  }
+  return false;
+}
+
+void State::drop_ref(uint32_t ref) {
+  for (uint32_t i = 0; i < ref_count; ++i) {
+    if (refs[i] == ref) {
+      refs[i] = refs[--ref_count];
+      return;
+    }
+  }
+}
+
+void State::copy_refs(const State& from) {
+  ref_count = from.ref_count;
+  refs_lost = from.refs_lost;
+  std::memcpy(refs, from.refs, from.ref_count * sizeof(refs[0]));
+}
+
 size_t state_bytes(uint32_t frame_count, uint32_t spill_capacity) {
   return sizeof(State) + frame_count * sizeof(Frame) + spill_capacity * sizeof(Spill);
 }
@@ -61,10 +89,10 @@ namespace {
 
 constexpr uint32_t kMinShift = 8;  // 256 bytes
 
+// The smallest c with 2^(c + kMinShift) >= bytes.
 uint32_t class_for(size_t bytes) {
-  uint32_t c = 0;
-  while ((size_t{1} << (c + kMinShift)) < bytes) ++c;
-  return c;
+  if (bytes <= (size_t{1} << kMinShift)) return 0;
+  return 64u - static_cast<uint32_t>(__builtin_clzll(uint64_t{bytes} - 1)) - kMinShift;
 }
 
 }  // namespace
@@ -75,7 +103,7 @@ void* StatePool::take_chunk(uint32_t c) {
   // writes what it reads (a state chunk is 2 KiB or more).
   static_assert(alignof(Frame) <= alignof(uint64_t) && alignof(Spill) <= alignof(uint64_t));
   if (memory == nullptr) return arena_.allocate_uninitialized<uint64_t>((size_t{1} << (c + kMinShift)) / 8);
-  std::memcpy(&free_[c], memory, sizeof(void*));  // pop the free list
+  free_[c] = bytes::load<void*>(memory);  // pop the free list (an inline load, not a memcpy call)
   return memory;
 }
 
@@ -90,6 +118,8 @@ State* StatePool::allocate(uint32_t frames, uint32_t spills) {
   s->chunk_class = c;
   s->frame_count = static_cast<uint16_t>(frames);
   s->spill_count = 0;
+  s->ref_count = 0;
+  s->refs_lost = 0;
   s->spill_capacity =
       static_cast<uint16_t>((chunk - sizeof(State) - frames * sizeof(Frame)) / sizeof(Spill));
   return s;
@@ -97,7 +127,7 @@ State* StatePool::allocate(uint32_t frames, uint32_t spills) {
 
 void StatePool::push(uint32_t c, void* memory) {
   void* const next = ((listed_ >> c) & 1u) != 0 ? free_[c] : nullptr;
-  std::memcpy(memory, &next, sizeof(void*));
+  bytes::store<void*>(memory, next);
   free_[c] = memory;
   listed_ |= 1u << c;
 }
@@ -119,6 +149,7 @@ State* StatePool::copy(const State& from, uint32_t extra_spills, uint32_t extra_
   std::memcpy(s->spills(), from.spills(), from.spill_count * sizeof(Spill));
   s->spill_capacity = capacity;
   s->chunk_class = c;
+  s->copy_refs(from);
   return s;
 }
 
@@ -137,7 +168,11 @@ void* StatePool::allocate_raw(size_t bytes) {
   if (c >= kClasses) return nullptr;
   void* memory = take_chunk(c);
   if (memory == nullptr) return nullptr;
-  std::memset(memory, 0, bytes);
+  // Most are a few bytes (a small function's worklists); a chunk has at
+  // least 256, so a fixed 64-byte clear (inline stores) replaces the call.
+  static_assert(kMinShift >= 6);
+  if (bytes <= 64) __builtin_memset(memory, 0, 64);
+  else std::memset(memory, 0, bytes);
   return memory;
 }
 
@@ -174,10 +209,6 @@ bool same_region(const RegState& a, const RegState& b, const MapTable& maps) {
   if (a.region != b.region) return is_map_kind(a.kind) && maps.equivalent(a.region, b.region);
   if (a.kind == RegKind::stack && a.frame != b.frame) return false;
   return true;
-}
-
-bool is_null_or(RegKind pointer, RegKind maybe, const RegState& p, const RegState& other) {
-  return (p.kind == pointer || p.kind == maybe) && other.is_null();
 }
 
 bool is_mem_kind(RegKind kind) { return kind == RegKind::mem || kind == RegKind::mem_or_null; }
@@ -253,34 +284,35 @@ uint32_t MapTable::pick(uint32_t a, uint32_t b) const {
 
 RegState join_reg(const RegState& a, const RegState& b, bool widen_it, const MapTable& maps) {
   if (a.kind == RegKind::uninit || b.kind == RegKind::uninit) return make_uninit();
-  if (a.kind == RegKind::mixed || b.kind == RegKind::mixed) {
+  if (a.kind == RegKind::mixed || b.kind == RegKind::mixed ||
+      (a.is_pointer() && b.is_pointer() && a.ref != b.ref)) {
+    // Pointers that depend on different references (or one on none) would
+    // outlive the release of either: unusable.
     RegState m;
     m.kind = RegKind::mixed;
     return m;
   }
   if (a.kind != b.kind) {
-    // A pointer on one path and NULL on the other is a maybe-NULL pointer.
+    // A pointer on one path and NULL on the other is a maybe-NULL pointer
+    // (its reference, if any, is kept; join_into decides whether NULL still
+    // means "not acquired").
     for (int swap = 0; swap < 2; ++swap) {
       const RegState& p = swap == 0 ? a : b;
       const RegState& o = swap == 0 ? b : a;
-      if (is_null_or(RegKind::map_value, RegKind::map_value_or_null, p, o)) {
+      const RegKind maybe = or_null_kind(not_null_kind(p.kind));
+      if (p.is_pointer() && maybe != not_null_kind(p.kind) && o.is_null()) {
         RegState r = p;
-        r.kind = RegKind::map_value_or_null;
+        r.kind = maybe;
         r.id = 0;
         return r;
       }
-      if (is_null_or(RegKind::mem, RegKind::mem_or_null, p, o)) {
-        RegState r = p;
-        r.kind = RegKind::mem_or_null;
-        r.id = 0;
-        return r;
-      }
-      if (is_null_or(RegKind::map_ptr, RegKind::map_ptr_or_null, p, o)) {
-        RegState r = p;
-        r.kind = RegKind::map_ptr_or_null;
-        r.id = 0;
-        return r;
-      }
+    }
+    if (is_socket_kind(a.kind) && not_null_kind(a.kind) == not_null_kind(b.kind)) {
+      RegState a2 = a;
+      RegState b2 = b;
+      a2.kind = b2.kind = or_null_kind(a.kind);
+      a2.id = b2.id = 0;
+      return join_reg(a2, b2, widen_it, maps);
     }
     // map_value with map_value_or_null of the same map.
     const bool ma = a.kind == RegKind::map_value || a.kind == RegKind::map_value_or_null;
@@ -310,7 +342,14 @@ RegState join_reg(const RegState& a, const RegState& b, bool widen_it, const Map
   if (a.kind == RegKind::scalar) {
     const Scalar j = join(a.value, b.value);
     r.value = widen_it ? widen(a.value, j) : j;
-    if (a.id != b.id) r.id = 0;
+    // A link survives only where both paths relate the register to the
+    // class alike (Link, reg_state.h): the same id, function and delta.
+    if (a.id != b.id || a.link != b.link || a.off != b.off) {
+      r.id = 0;
+      r.link = Link::same;
+      r.off = 0;
+    }
+    if (a.ref != b.ref) r.ref = 0;
     return r;
   }
   if (!same_region(a, b, maps)) {
@@ -352,14 +391,13 @@ bool reg_leq(const RegState& a, const RegState& b, const MapTable& maps) {
   if (b.kind == RegKind::uninit) return true;
   if (a.kind == RegKind::uninit) return false;
   if (b.kind == RegKind::mixed) return true;
+  if (a.is_pointer() && a.ref != b.ref) return false;  // (a NULL below b: see state_leq)
   if (a.kind != b.kind) {
     RegState xa;
     if (is_mem_kind(b.kind) && is_value_kind(a.kind)) return as_memory(a, maps, xa) && reg_leq(xa, b, maps);
     if (b.maybe_null()) {
       if (a.is_null()) return true;
-      const RegKind base = b.kind == RegKind::map_value_or_null ? RegKind::map_value
-                           : b.kind == RegKind::map_ptr_or_null ? RegKind::map_ptr
-                                                                : RegKind::mem;
+      const RegKind base = not_null_kind(b.kind);
       if (a.kind != base) return false;
       RegState a2 = a;
       a2.kind = b.kind;
@@ -368,6 +406,7 @@ bool reg_leq(const RegState& a, const RegState& b, const MapTable& maps) {
     return false;
   }
   if (b.id != 0 && a.id != b.id) return false;
+  if (b.id != 0 && a.kind == RegKind::scalar && (a.link != b.link || a.off != b.off)) return false;
   if (a.kind == RegKind::scalar) return leq(a.value, b.value);
   if (is_mem_kind(a.kind) && a.region != b.region) {
     // b's window around the pointer (join_memory) lies inside a's region.
@@ -422,6 +461,64 @@ void spill_tags(const RegState& reg, uint8_t* tags) {
   for (int i = 0; i < 8; ++i) tags[i] = t;
 }
 
+// The same for a whole slot with tags `own`: a 32-bit spill decays only
+// its own bytes.
+void spill_slot_tags(const Spill& spill, const uint8_t* own, uint8_t* tags) {
+  spill_tags(spill.reg, tags);
+  for (int i = spill.narrow; spill.narrow != 0 && i < 8; ++i) tags[i] = own[i];
+}
+
+// On side `x` (of state `s`) of a join whose result is a maybe-NULL pointer
+// holding `ref`: whether NULL there means the reference is not held. True
+// for the acquiring helper's result (id == ref), for a pointer known not
+// NULL, and for NULL itself where the reference is surely not held.
+bool null_means_unheld(const RegState& x, uint32_t ref, const State& s) {
+  if (x.is_null()) return !s.holds(ref) && s.refs_lost == 0;
+  return x.ref == ref && (!x.maybe_null() || x.id == ref);
+}
+
+// join_reg, then the reference facts only the two states know: a
+// maybe-NULL result still "owns" its reference (a NULL check that finds
+// NULL drops it, branch.cc) only when that holds on both sides.
+RegState join_reg_in(const RegState& a, const RegState& b, const State& sa, const State& sb,
+                     bool widen_it, const MapTable& maps) {
+  RegState r = join_reg(a, b, widen_it, maps);
+  if (r.ref != 0 && r.maybe_null()) {
+    r.id = null_means_unheld(a, r.ref, sa) && null_means_unheld(b, r.ref, sb) ? r.ref : 0;
+  }
+  return r;
+}
+
+// The references that may be held after a join: those of either side (a
+// path that released one joins one that did not: the exit check then sees
+// it). More than fit set refs_lost.
+void join_refs(State& r, const State& a, const State& b) {
+  r.copy_refs(a);
+  r.refs_lost = static_cast<uint8_t>(a.refs_lost | b.refs_lost);
+  for (uint32_t i = 0; i < b.ref_count; ++i) {
+    if (r.holds(b.refs[i])) continue;
+    if (r.ref_count == kMaxReferences) {
+      r.refs_lost = 1;
+      continue;
+    }
+    r.refs[r.ref_count++] = b.refs[i];
+  }
+}
+
+// state_leq's part for references: a's possibly held references are b's,
+// and where b says NULL means "not acquired", a's NULL means that too.
+bool refs_leq(const State& a, const State& b) {
+  if (a.refs_lost > b.refs_lost) return false;
+  for (uint32_t i = 0; i < a.ref_count; ++i) {
+    if (!b.holds(a.refs[i]) && b.refs_lost == 0) return false;
+  }
+  return true;
+}
+
+bool owner_leq(const RegState& ra, const RegState& rb, const State& a) {
+  return !rb.owns_ref() || !ra.is_null() || (!a.holds(rb.ref) && a.refs_lost == 0);
+}
+
 }  // namespace
 
 bool join_into(StatePool& pool, State*& into, const State& other, bool widen_it,
@@ -430,6 +527,7 @@ bool join_into(StatePool& pool, State*& into, const State& other, bool widen_it,
   State* r = pool.allocate(a->frame_count, a->spill_count + other.spill_count + 2);
   if (r == nullptr) return false;
   const uint16_t capacity = r->spill_capacity;
+  join_refs(*r, *a, other);
   for (uint32_t f = 0; f < a->frame_count; ++f) {
     const Frame& fa = a->frames()[f];
     const Frame& fb = other.frames()[f];
@@ -437,7 +535,7 @@ bool join_into(StatePool& pool, State*& into, const State& other, bool widen_it,
     fr.function = fa.function;
     fr.call_pc = fa.call_pc;
     for (uint32_t i = 0; i < kRegisterCount; ++i) {
-      fr.regs[i] = join_reg(fa.regs[i], fb.regs[i], widen_it, maps);
+      fr.regs[i] = join_reg_in(fa.regs[i], fb.regs[i], *a, other, widen_it, maps);
     }
     const bool any_spill = a->spill_count != 0 || other.spill_count != 0;
     for (uint32_t slot = 0; slot < kSlotCount; ++slot) {
@@ -457,23 +555,38 @@ bool join_into(StatePool& pool, State*& into, const State& other, bool widen_it,
         for (int i = 0; i < 8; ++i) tr[i] = join_tag(ta[i], tb[i]);
         continue;
       }
+      const bool na = sa != nullptr && sa->narrow != 0;
+      const bool nb = sb != nullptr && sb->narrow != 0;
+      if (na && nb && sa->narrow == sb->narrow) {
+        // Two 32-bit spills stay one; the rest of the slot joins byte by byte.
+        Spill& s = r->spills()[r->spill_count++];
+        s.frame = static_cast<uint8_t>(f);
+        s.slot = static_cast<uint8_t>(slot);
+        s.narrow = sa->narrow;
+        s.unused = 0;
+        s.reg = join_reg_in(sa->reg, sb->reg, *a, other, widen_it, maps);
+        for (int i = 0; i < 8; ++i) tr[i] = i < sa->narrow ? uint8_t{kTagSpill} : join_tag(ta[i], tb[i]);
+        continue;
+      }
       RegState ra;
       RegState rb;
-      const bool ha = sa != nullptr ? (ra = sa->reg, true) : slot_as_scalar(ta, ra);
-      const bool hb = sb != nullptr ? (rb = sb->reg, true) : slot_as_scalar(tb, rb);
+      // A 32-bit spill is not the whole slot's value: it joins as bytes.
+      const bool ha = sa != nullptr ? (ra = sa->reg, !na) : slot_as_scalar(ta, ra);
+      const bool hb = sb != nullptr ? (rb = sb->reg, !nb) : slot_as_scalar(tb, rb);
       if (ha && hb) {
         Spill& s = r->spills()[r->spill_count++];
         s.frame = static_cast<uint8_t>(f);
         s.slot = static_cast<uint8_t>(slot);
+        s.narrow = 0;
         s.unused = 0;
-        s.reg = join_reg(ra, rb, widen_it, maps);
+        s.reg = join_reg_in(ra, rb, *a, other, widen_it, maps);
         for (int i = 0; i < 8; ++i) tr[i] = kTagSpill;
         continue;
       }
       uint8_t xa[8];
       uint8_t xb[8];
-      if (sa != nullptr) spill_tags(sa->reg, xa); else std::memcpy(xa, ta, 8);
-      if (sb != nullptr) spill_tags(sb->reg, xb); else std::memcpy(xb, tb, 8);
+      if (sa != nullptr) spill_slot_tags(*sa, ta, xa); else std::memcpy(xa, ta, 8);
+      if (sb != nullptr) spill_slot_tags(*sb, tb, xb); else std::memcpy(xb, tb, 8);
       for (int i = 0; i < 8; ++i) tr[i] = join_tag(xa[i], xb[i]);
     }
   }
@@ -485,31 +598,42 @@ bool join_into(StatePool& pool, State*& into, const State& other, bool widen_it,
 
 bool state_leq(const State& a, const State& b, const MapTable& maps) {
   if (a.frame_count != b.frame_count) return false;
+  if ((a.ref_count != 0 || b.ref_count != 0 || a.refs_lost != 0) && !refs_leq(a, b)) return false;
   const bool any_spill = a.spill_count != 0 || b.spill_count != 0;
   for (uint32_t f = 0; f < a.frame_count; ++f) {
     const Frame& fa = a.frames()[f];
     const Frame& fb = b.frames()[f];
     for (uint32_t i = 0; i < kRegisterCount; ++i) {
-      if (!reg_leq(fa.regs[i], fb.regs[i], maps)) return false;
+      if (!reg_leq(fa.regs[i], fb.regs[i], maps) || !owner_leq(fa.regs[i], fb.regs[i], a)) return false;
     }
     for (uint32_t slot = 0; slot < kSlotCount; ++slot) {
       const uint8_t* ta = fa.tags + slot * 8;
       const uint8_t* tb = fb.tags + slot * 8;
       const Spill* sa = any_spill ? a.find_spill(f, slot) : nullptr;
       const Spill* sb = any_spill ? b.find_spill(f, slot) : nullptr;
+      if (sb != nullptr && sb->narrow != 0) {
+        // b's 32-bit spill covers one of the same size whose value it
+        // covers, and the rest of the slot byte by byte.
+        if (sa == nullptr || sa->narrow != sb->narrow || !reg_leq(sa->reg, sb->reg, maps)) return false;
+        for (int i = sb->narrow; i < 8; ++i) {
+          if (!tag_leq(ta[i], tb[i])) return false;
+        }
+        continue;
+      }
       if (sb != nullptr) {
         RegState ra;
         if (sa != nullptr) {
+          if (sa->narrow != 0) return false;  // b's value is the whole slot's; a knows 4 bytes of it
           ra = sa->reg;
         } else if (!slot_as_scalar(ta, ra)) {
           return false;
         }
-        if (!reg_leq(ra, sb->reg, maps)) return false;
+        if (!reg_leq(ra, sb->reg, maps) || !owner_leq(ra, sb->reg, a)) return false;
         continue;
       }
       if (sa == nullptr && bytes::load<uint64_t>(ta) == bytes::load<uint64_t>(tb)) continue;  // equal tags
       uint8_t xa[8];
-      if (sa != nullptr) spill_tags(sa->reg, xa); else std::memcpy(xa, ta, 8);
+      if (sa != nullptr) spill_slot_tags(*sa, ta, xa); else std::memcpy(xa, ta, 8);
       for (int i = 0; i < 8; ++i) {
         if (!tag_leq(xa[i], tb[i])) return false;
       }

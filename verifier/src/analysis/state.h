@@ -18,11 +18,27 @@ enum StackTag : uint8_t {
   kTagUninit = 0,
   kTagData = 1,   // initialized, value unknown
   kTagZero = 2,   // known zero
-  kTagSpill = 3,  // part of an 8-byte slot holding a spilled register (Spill)
+  kTagSpill = 3,  // part of a slot holding a spilled register (Spill: all 8 bytes, or the first 4)
   kTagMixed = 4,  // initialized, may hold pointer bits (a join of a spill and data)
 };
 
 inline constexpr uint32_t kSlotCount = kStackSize / 8;
+
+// References a state may hold at once (Linux has no fixed limit; a program
+// that needs more is rejected with too_many_references). Linux keeps a
+// reference list per function frame and copies it across calls, which is
+// one list for the call chain: keel keeps it per state.
+inline constexpr uint32_t kMaxReferences = 8;
+
+// A reference is named after the instruction that acquired it, so that
+// every path through that instruction (each path partition, each loop
+// iteration, each visit) names it alike and joins line them up; a second
+// acquisition there while the first may be held is rejected
+// (reference_reacquired). The high bit keeps the names apart from the ids
+// Engine::fresh_id() hands out.
+inline constexpr uint32_t kRefBit = 0x80000000u;
+inline constexpr uint32_t ref_of_pc(uint32_t pc) { return kRefBit | pc; }
+inline constexpr uint32_t pc_of_ref(uint32_t ref) { return ref & ~kRefBit; }
 
 struct Frame {
   RegState regs[kRegisterCount];
@@ -34,7 +50,12 @@ struct Frame {
 struct Spill {
   uint8_t frame;
   uint8_t slot;  // bytes [8 * slot, 8 * slot + 8) of tags
-  uint16_t unused;
+  // 0: the register fills the whole slot. 4: a 32-bit spill of a scalar
+  // (Linux 6.1 save_register_state with size 4): `reg` is the value of the
+  // slot's first 4 bytes, zero-extended, and only they are kTagSpill; the
+  // other 4 keep their own tags.
+  uint8_t narrow;
+  uint8_t unused;
   RegState reg;
 };
 
@@ -44,7 +65,14 @@ struct alignas(8) State {
   uint16_t frame_count;
   uint16_t spill_count;
   uint16_t spill_capacity;
-  uint16_t unused[3];
+  uint8_t ref_count;     // entries of refs
+  // A join met more than kMaxReferences references: some that may be held
+  // are not listed, so no exit, tail call or legacy packet load may follow.
+  uint8_t refs_lost;
+  uint16_t unused[2];
+  // The references that may be held (acquired on some path to here and not
+  // released on it): what was acquired must be released before the exit.
+  uint32_t refs[kMaxReferences];
 
   Frame* frames() { return reinterpret_cast<Frame*>(this + 1); }
   const Frame* frames() const { return reinterpret_cast<const Frame*>(this + 1); }
@@ -58,6 +86,12 @@ struct alignas(8) State {
   Spill* find_spill(uint32_t frame, uint32_t slot);
   const Spill* find_spill(uint32_t frame, uint32_t slot) const;
   void remove_spill(Spill* spill);
+
+  bool holds(uint32_t ref) const;
+  // Drops `ref` from refs (no-op when absent).
+  void drop_ref(uint32_t ref);
+  // The reference list of `from` (a state of the same program path).
+  void copy_refs(const State& from);
 };
 
 size_t state_bytes(uint32_t frame_count, uint32_t spill_capacity);

@@ -44,7 +44,14 @@ void reg(Out& o, const RegState& r) {
       if (r.kind == RegKind::packet || r.kind == RegKind::packet_meta) o.put(" range=").signed_decimal(r.range);
       break;
   }
-  if (r.id != 0) o.put(" id=").decimal(r.id);
+  if (r.id != 0 && (r.id & kRefBit) == 0) o.put(" id=").decimal(r.id);
+  if (r.id != 0 && r.kind == RegKind::scalar && (r.link != Link::same || r.off != 0)) {
+    // The link (reg_state.h): "id=3(B+4)", "id=3(zext32 B-1)".
+    o.put(r.link == Link::zext32 ? "(zext32 B" : r.link == Link::shl32 ? "(shl32 B" : "(B");
+    if (r.off != 0) o.put(r.off < 0 ? "" : "+").signed_decimal(r.off);
+    o.put(")");
+  }
+  if (r.ref != 0) o.put(r.is_pointer() ? " ref=pc" : " released=pc").decimal(pc_of_ref(r.ref));
 }
 
 }  // namespace
@@ -59,6 +66,11 @@ size_t render_state(const State* s, char* buffer, size_t size) {
     const Frame& frame = s->frames()[f];
     if (f > 0) o.put('\n');
     o.put("frame ").decimal(f).put(":");
+    if (f == 0 && (s->ref_count != 0 || s->refs_lost != 0)) {
+      o.put(" refs=[");  // acquiring pcs of the references that may be held
+      for (uint32_t i = 0; i < s->ref_count; ++i) o.put(i == 0 ? "" : ",").decimal(pc_of_ref(s->refs[i]));
+      o.put(s->refs_lost != 0 ? ",...]" : "]");
+    }
     for (uint32_t i = 0; i < kRegisterCount; ++i) {
       if (frame.regs[i].kind == RegKind::uninit) continue;
       o.put(" r").decimal(i).put("=");
@@ -68,7 +80,7 @@ size_t render_state(const State* s, char* buffer, size_t size) {
       const uint8_t* tags = frame.tags + slot * 8;
       const int64_t offset = int64_t{slot} * 8 - kStackSize;
       if (const Spill* spill = s->find_spill(f, slot)) {
-        o.put(" fp").signed_decimal(offset).put("=spill:");
+        o.put(" fp").signed_decimal(offset).put(spill->narrow != 0 ? "=spill32:" : "=spill:");
         reg(o, spill->reg);
         continue;
       }

@@ -20,24 +20,133 @@ bool Engine::fail(uint32_t pc, Reason reason, int32_t reg, Detail detail) {
 }
 
 bool check_init(Engine& e, const State& s, uint32_t reg, uint32_t pc) {
-  if (s.top().regs[reg].kind != RegKind::uninit) return true;
+  const RegState& r = s.top().regs[reg];
+  if (r.kind != RegKind::uninit) return true;
+  if (r.ref != 0) {
+    // Unprivileged Linux un-initializes the copies of a released pointer
+    // (release_reference); say why the register is unusable.
+    Detail d;
+    d.limit = pc_of_ref(r.ref);
+    return e.fail(pc, Reason::use_after_release, static_cast<int32_t>(reg), d);
+  }
   return e.fail(pc, Reason::uninit_register, static_cast<int32_t>(reg));
 }
 
-void propagate_scalar(State& s, const RegState& reg) {
-  if (reg.kind != RegKind::scalar || reg.id == 0) return;
+namespace {
+
+// What a linked scalar's value says about B + `delta` of its class (Link,
+// reg_state.h): either all 64 bits (`wide`) or only the low half, as a
+// zero-extended value. Every step is one of the domain's sound operations,
+// so a delta that makes the sum wrap costs precision, never soundness.
+struct ClassValue {
+  Scalar value;
+  bool wide;
+};
+
+ClassValue class_value(const RegState& r, int32_t delta) {
+  const Scalar shift = Scalar::constant(static_cast<uint64_t>(int64_t{delta} - r.off));
+  switch (r.link) {
+    case Link::same:
+      return {alu(AluOp::add, Width::w64, r.value, shift), true};
+    case Link::zext32:
+      return {alu(AluOp::add, Width::w32, r.value, shift), false};
+    case Link::shl32:
+      return {alu(AluOp::add, Width::w32, alu(AluOp::rsh, Width::w64, r.value, Scalar::constant(32)), shift),
+              false};
+  }
+  return {Scalar::unknown(), true};
+}
+
+// Narrows `value` to the values equal to one of `to` (in all 64 bits, or in
+// the low halves): the domain's own refinement of `==`.
+bool meet(Scalar& value, const Scalar& to, Width w) {
+  Scalar other = to;
+  return refine(JmpOp::jeq, w, true, value, other);
+}
+
+// Narrows linked scalar `r` given B + r.off of its class.
+bool narrow_linked(RegState& r, const ClassValue& x) {
+  switch (r.link) {
+    case Link::same:
+      return meet(r.value, x.value, x.wide ? Width::w64 : Width::w32);
+    case Link::zext32:
+      return meet(r.value, x.wide ? zext32(x.value) : x.value, Width::w64);
+    case Link::shl32:
+      return meet(r.value, alu(AluOp::lsh, Width::w64, zext32(x.value), Scalar::constant(32)), Width::w64);
+  }
+  return true;
+}
+
+}  // namespace
+
+// Linux find_equal_scalars (6.1: plain copies; later kernels' sync_linked_regs
+// add `+= c`): a copy learns what a branch proved of the register it copies.
+bool propagate_scalar(State& s, const RegState& reg) {
+  if (reg.kind != RegKind::scalar || reg.id == 0) return true;
+  const RegState from = reg;  // `reg` may be one of the registers narrowed below
+  auto narrow = [&](RegState& r) {
+    if (r.kind != RegKind::scalar || r.id != from.id) return true;
+    if (r.link == from.link && r.off == from.off) return meet(r.value, from.value, Width::w64);
+    return narrow_linked(r, class_value(from, r.off));
+  };
   for (uint32_t f = 0; f < s.frame_count; ++f) {
     for (RegState& r : s.frames()[f].regs) {
-      if (r.kind == RegKind::scalar && r.id == reg.id) r.value = reg.value;
+      if (!narrow(r)) return false;
     }
   }
   for (uint32_t i = 0; i < s.spill_count; ++i) {
-    RegState& r = s.spills()[i].reg;
-    if (r.kind == RegKind::scalar && r.id == reg.id) r.value = reg.value;
+    if (!narrow(s.spills()[i].reg)) return false;
   }
+  return true;
 }
 
 namespace {
+
+// Whether `dst OP= src` (src a constant) leaves dst's value a known function
+// of its class's B (Link), and which: then dst keeps its id, else the
+// result shares nothing. The delta is an int32 (Linux keeps its delta in
+// the s32 reg->off too); a sum that does not fit ends the link.
+bool follow_link(Alu op, bool is64, const RegState& dst, const RegState& src, Link& link, int32_t& delta) {
+  if (dst.id == 0 || dst.kind != RegKind::scalar || !src.is_const()) return false;
+  const uint64_t c = src.value.bits.value;
+  switch (op) {
+    case Alu::add:
+    case Alu::sub:
+      if (is64) {
+        // f(B + d) + c is f(B + d + c) only for f = identity.
+        if (dst.link != Link::same) return false;
+        const auto cc = static_cast<int64_t>(c);
+        if (cc < INT32_MIN || cc > INT32_MAX) return false;
+        const int64_t next = op == Alu::add ? int64_t{dst.off} + cc : int64_t{dst.off} - cc;
+        if (next < INT32_MIN || next > INT32_MAX) return false;
+        link = Link::same;
+        delta = static_cast<int32_t>(next);
+        return true;
+      }
+      // ALU32: the low half of dst is that of B + d (same, zext32), so the
+      // zero-extended 32-bit sum is zext32(B + d + c); deltas of zext32
+      // links count modulo 2^32.
+      if (dst.link == Link::shl32) return false;
+      link = Link::zext32;
+      delta = static_cast<int32_t>(op == Alu::add ? static_cast<uint32_t>(dst.off) + static_cast<uint32_t>(c)
+                                                  : static_cast<uint32_t>(dst.off) - static_cast<uint32_t>(c));
+      return true;
+    case Alu::lsh:
+      // (B + d) << 32 for same, and for zext32 (the upper half is shifted out).
+      if (!is64 || (c & 63) != 32 || dst.link == Link::shl32) return false;
+      link = Link::shl32;
+      delta = dst.off;
+      return true;
+    case Alu::rsh:
+      // ((B + d) << 32) >> 32 is the zero-extended low half of B + d.
+      if (!is64 || (c & 63) != 32 || dst.link != Link::shl32) return false;
+      link = Link::zext32;
+      delta = dst.off;
+      return true;
+    default:
+      return false;
+  }
+}
 
 RegState unknown_scalar() { return make_scalar(Scalar::unknown()); }
 
@@ -93,6 +202,9 @@ bool pointer_arith(Engine& e, State& s, const Insn& insn, uint32_t pc, Alu op, b
     case RegKind::map_value_or_null:
     case RegKind::mem_or_null:
     case RegKind::map_ptr_or_null:
+    case RegKind::sock_common_or_null:
+    case RegKind::sock_or_null:
+    case RegKind::tcp_sock_or_null:
       return e.fail(pc, Reason::null_dereference, d, kind_detail);
     case RegKind::map_ptr:
       // Only `+ 0`, and only privileged (unprivileged Linux: "pointer with
@@ -104,6 +216,9 @@ bool pointer_arith(Engine& e, State& s, const Insn& insn, uint32_t pc, Alu op, b
       return e.fail(pc, Reason::pointer_arithmetic, d, kind_detail);
     case RegKind::packet_end:
     case RegKind::func:
+    case RegKind::sock_common:  // "pointer arithmetic on sock prohibited"
+    case RegKind::sock:
+    case RegKind::tcp_sock:
       return e.fail(pc, Reason::pointer_arithmetic, d, kind_detail);
     case RegKind::stack:
       // "We don't allow subtraction from FP" (verifier.c, adjust_ptr_min_max_vals).
@@ -207,7 +322,7 @@ bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc) {
   if (op == Alu::mov) {
     if (is64) {
       if (is_reg && src.id == 0 && links_copies(src)) {
-        regs[insn.src].id = e.fresh_id();
+        start_link(e, regs[insn.src]);
         src = regs[insn.src];
       }
       set_reg(s, insn.dst, src);
@@ -220,8 +335,22 @@ bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc) {
       set_reg(s, insn.dst, make_scalar(zext32(Scalar::unknown())));
       return true;
     }
-    set_reg(s, insn.dst, make_scalar(src.value.is_const() ? const_scalar(static_cast<uint32_t>(src.value.bits.value))
-                                                          : zext32(src.value)));
+    if (src.value.is_const()) {
+      set_reg(s, insn.dst, make_scalar(const_scalar(static_cast<uint32_t>(src.value.bits.value))));
+      return true;
+    }
+    // `w1 = w2` is zext32 of w2's class value: linked whatever w2's upper
+    // half holds (newer Linux links it only when that half is zero, where
+    // the value is unchanged). The low half of a shl32 value is zero,
+    // a function of nothing: no link.
+    if (is_reg && src.id == 0) start_link(e, regs[insn.src]);
+    RegState out = make_scalar(zext32(src.value));
+    if (is_reg && regs[insn.src].link != Link::shl32) {
+      out.id = regs[insn.src].id;
+      out.link = Link::zext32;
+      out.off = regs[insn.src].off;
+    }
+    set_reg(s, insn.dst, out);
     return true;
   }
   if (!check_init(e, s, insn.dst, pc)) return false;
@@ -240,9 +369,14 @@ bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc) {
       }
     }
   }
+  Link link = Link::same;
+  int32_t delta = 0;
+  const bool linked = follow_link(op, is64, dst, src, link, delta);
   RegState& out = regs[insn.dst];
   out.kind = RegKind::scalar;
-  out.id = 0;
+  out.id = linked ? dst.id : 0;
+  out.link = link;
+  out.off = delta;
   uint64_t folded = 0;
   if (dst.value.is_const() && src.value.is_const() &&
       fold_constant(op, is64, dst.value.bits.value, src.value.bits.value, folded)) {
@@ -288,8 +422,15 @@ bool lddw_value(Engine& e, const Insn& insn, uint32_t pc, RegState& out) {
       out = make_pointer(RegKind::map_value, index, static_cast<int32_t>(next_imm));
       return true;
     }
+    case Op::lddw_code_addr:
+      // PTR_TO_FUNC (check_ld_imm), for a callback helper only. Like a
+      // local call, for CAP_BPF only (check_subprogs: "loading/calling
+      // other bpf or kernel functions are allowed for CAP_BPF").
+      if (!e.options.privileged) return e.fail(pc, Reason::unprivileged_call, insn.dst);
+      out = make_pointer(RegKind::func, static_cast<uint32_t>(int64_t{pc} + 1 + insn.imm));
+      return true;
     default:
-      // var_addr (BTF variables) and code_addr (callbacks) are not modelled.
+      // var_addr (BTF variables) is not modelled.
       return e.fail(pc, Reason::unresolved_map, insn.dst);
   }
 }

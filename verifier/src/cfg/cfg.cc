@@ -69,6 +69,12 @@ int64_t target_of(const Insn& insn, uint32_t pc, uint32_t count) {
   return target >= 0 && target < int64_t{count} ? target : -1;
 }
 
+// Target of a lddw code_addr (BPF_PSEUDO_FUNC: imm relative to the next slot), or -1.
+int64_t code_target_of(const Insn& insn, uint32_t pc, uint32_t count) {
+  const int64_t target = int64_t{pc} + 1 + insn.imm;
+  return target >= 0 && target < int64_t{count} ? target : -1;
+}
+
 // The same once checked.
 uint32_t target(const Insn& insn, uint32_t pc) { return static_cast<uint32_t>(int64_t{pc} + 1 + insn.offset); }
 
@@ -119,12 +125,29 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
   // needs no bound check.
   if (!is_control_or_lddw(insns[n - 1].op)) return broken_contract(n - 1);
   for (const Insn* at = insns; at < insns + n; ++at) {
+    // Four slots a round: one taken branch per four where most slots are
+    // neither (the loop's own cost was a branch per slot).
+    while (!is_control_or_lddw(at[0].op) && !is_control_or_lddw(at[1].op) && !is_control_or_lddw(at[2].op) &&
+           !is_control_or_lddw(at[3].op)) {
+      at += 4;
+    }
     while (!is_control_or_lddw(at->op)) ++at;
     const Op op = at->op;
     const auto pc = static_cast<uint32_t>(at - insns);
     if (is_lddw(op)) {
       if (pc + 1 >= n || insns[pc + 1].op != Op::lddw_tail) return broken_contract(pc);
       ++cfg.lddw_count;
+      if (op == Op::lddw_code_addr) {
+        // A callback's address: its target is a function, and taking the
+        // address counts as a call site of the function holding the lddw,
+        // which the helper that runs the callback is in (analyze.cc), so
+        // recursion, call depth, stack depth and the cost bound see it.
+        const int64_t to = code_target_of(insns[pc], pc, n);
+        if (to < 0 || insns[to].op == Op::lddw_tail) return broken_contract(pc);
+        mark(leaders, static_cast<uint32_t>(to), block_count);
+        mark(entries, static_cast<uint32_t>(to), function_count);
+        ++call_count;
+      }
       ++at;
     } else if (op == Op::lddw_tail) {
       return broken_contract(pc);
@@ -203,8 +226,11 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
   for (b = 0; b < block_count; ++b) {
     const Cfg::Block& block = cfg.blocks[b];
     for (uint32_t pc = block.first; call_count != 0 && pc <= block.last; ++pc) {
-      if (insns[pc].op != Op::call_local) continue;
-      const uint32_t callee = cfg.blocks[cfg.block_of(target(insns[pc], pc))].function;
+      if (insns[pc].op != Op::call_local && insns[pc].op != Op::lddw_code_addr) continue;
+      const uint32_t to = insns[pc].op == Op::call_local
+                              ? target(insns[pc], pc)
+                              : static_cast<uint32_t>(code_target_of(insns[pc], pc, n));
+      const uint32_t callee = cfg.blocks[cfg.block_of(to)].function;
       if (cfg.functions[block.function].call_count++ == 0) cfg.functions[block.function].call_begin = c;
       cfg.calls[c++] = {pc, b, block.function, callee};
     }

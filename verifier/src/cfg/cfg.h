@@ -79,6 +79,8 @@ struct Cfg {
     uint32_t call_begin, call_count;  // its call sites: calls[call_begin...], in pc order
     uint32_t depth;                 // frames on the longest chain it starts (1 = calls nothing); 0 if never called
   };
+  // A call_local, or a lddw code_addr taking a callback's address (the
+  // helper that calls it runs in the same function: analyze.cc).
   struct CallSite {
     uint32_t pc, block;
     uint32_t caller, callee;  // functions

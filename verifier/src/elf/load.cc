@@ -105,6 +105,22 @@ bool is_data_section(const char* name) {
 
 uint32_t u32_at(const uint8_t* p) { return bytes::load<uint32_t>(p); }
 
+// iproute2's struct bpf_elf_map (36 bytes, cilium's legacy maps) names the
+// inner map template of a map of maps by `inner_id` (at 28): the first map
+// of the section whose `id` (at 20) it is (iproute2 lib/bpf_legacy.c,
+// bpf_find_map_id). Its position among the section's `count` definitions
+// (symbols sorted by offset) in `size` bytes, or UINT32_MAX.
+uint32_t template_by_id(const uint8_t* data, uint64_t size, const Symbol* table, const uint32_t* symbols,
+                        uint32_t count, const uint8_t* def) {
+  const uint32_t inner_id = u32_at(def + 28);
+  if (inner_id == 0) return UINT32_MAX;
+  for (uint32_t k = 0; k < count; ++k) {
+    const uint64_t at = table[symbols[k]].value;
+    if (at <= size && size - at >= 36 && u32_at(data + at + 20) == inner_id) return k;
+  }
+  return UINT32_MAX;
+}
+
 // The first record of `block` that may lie at or after byte `offset` of its
 // section: binary search when the block is sorted, else the first record.
 uint32_t first_record_at(const BtfExtBlock& block, uint64_t offset) {
@@ -479,7 +495,13 @@ ElfResult Loader::collect_maps() {
               // The Linux samples' struct bpf_load_map_def (28 bytes) adds
               // inner_map_idx: the ordinal of the template among the legacy
               // definitions; resolved below once all are numbered.
-              const uint32_t ordinal = entry == 28 ? u32_at(def + 20) : UINT32_MAX;
+              uint32_t ordinal = entry == 28 ? u32_at(def + 20) : UINT32_MAX;
+              const uint32_t by_id =
+                  entry == 36 ? template_by_id(s.data, s.size, table, symbols, count, def) : UINT32_MAX;
+              if (by_id != UINT32_MAX) {
+                ordinal = by_id;  // this section's position; its maps follow the legacy ones before it
+                for (uint32_t i = 0; i < index; ++i) ordinal += map_info_[i].kind == ElfMapKind::legacy ? 1 : 0;
+              }
               if (holds_maps(info.linux_type) && ordinal < kMaxMaps) {
                 d.has_inner_map = true;
                 d.inner_map = ordinal;

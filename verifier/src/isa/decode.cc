@@ -248,6 +248,7 @@ DecodeResult decode_lddw(const uint8_t* bytes, uint32_t count, uint32_t pc, cons
   insn = Insn{row.op, raw.dst, raw.src, raw.opcode, raw.offset, raw.imm};
   if (row.kind == Kind::lddw) {
     if (const DecodeResult result = decode_lddw(bytes, count, pc, raw, insns); !result.ok()) return result;
+    if (insn.op == Op::lddw_code_addr) ++local_calls;  // its target starts a function (a callback)
     ++pc;  // the tail is filled in
     return {};
   }
@@ -258,25 +259,43 @@ DecodeResult decode_lddw(const uint8_t* bytes, uint32_t count, uint32_t pc, cons
   return {};
 }
 
+// One slot of the fast path: false (nothing written) when it needs the full one.
+[[gnu::always_inline]] inline bool decode_fast_one(const uint8_t* slot, Insn* insn, uint32_t& fast_jumps) {
+  const auto word = bytes::load<uint64_t>(slot);
+  const FastRow& fast = kFast.row[word & 0xff];
+  const auto regs_byte = static_cast<uint32_t>(word >> 8) & 0xff;  // src << 4 | dst
+  const uint32_t registers = (regs_byte | regs_byte << 4) & 0x0f0f;  // dst | src << 8
+  if (__builtin_expect((word & fast.zero_bits) != 0 || ((registers + fast.register_bias) & kRegisterCarry) != 0, 0))
+    return false;
+  // Insn{op, dst, src, opcode, offset sign-extended, imm sign-extended}.
+  const auto offset = static_cast<uint32_t>(int32_t{static_cast<int16_t>(word >> 16)});
+  const uint64_t head = fast.head | registers << 8;
+  bytes::store<uint64_t>(insn, head | uint64_t{offset} << 32);
+  bytes::store<int64_t>(&insn->imm, int64_t{static_cast<int32_t>(word >> 32)});
+  fast_jumps += fast.jump;
+  return true;
+}
+
 // The common case of pass 1: decodes slots from pc on while each has a
 // Kind::none row and valid fields; returns the first slot that does not
 // (or count). No call inside, so that its loop keeps everything in registers.
 uint32_t decode_fast(const uint8_t* bytes, uint32_t pc, uint32_t count, Insn* insns, uint32_t& jumps) {
   uint32_t fast_jumps = 0;
-  for (; pc < count; ++pc) {
-    const auto word = bytes::load<uint64_t>(bytes + size_t{pc} * 8);
-    const FastRow& fast = kFast.row[word & 0xff];
-    const uint32_t registers = ((word >> 8) & 0x0f) | ((word >> 4) & 0x0f00);  // dst | src << 8
-    if ((word & fast.zero_bits) != 0 || ((registers + fast.register_bias) & kRegisterCarry) != 0) break;
-    // Insn{op, dst, src, opcode, offset sign-extended, imm sign-extended}.
-    const auto offset = static_cast<uint32_t>(int32_t{static_cast<int16_t>(word >> 16)});
-    const uint64_t head = fast.head | registers << 8;
-    bytes::store<uint64_t>(&insns[pc], head | uint64_t{offset} << 32);
-    bytes::store<int64_t>(&insns[pc].imm, int64_t{static_cast<int32_t>(word >> 32)});
-    fast_jumps += fast.jump;
+  const uint8_t* slot = bytes + size_t{pc} * 8;
+  Insn* insn = insns + pc;
+  Insn* const end = insns + count;
+  // Two slots per round: half the loop's own counting and branching.
+  for (; end - insn >= 2; slot += 16, insn += 2) {
+    if (!decode_fast_one(slot, insn, fast_jumps)) goto done;
+    if (!decode_fast_one(slot + 8, insn + 1, fast_jumps)) {
+      ++insn;
+      goto done;
+    }
   }
+  if (insn < end && decode_fast_one(slot, insn, fast_jumps)) ++insn;
+done:
   jumps += fast_jumps;
-  return pc;
+  return static_cast<uint32_t>(insn - insns);
 }
 
 // Pass 1. Counts the local calls, so that pass 3 can skip its scratch array
@@ -302,6 +321,16 @@ int64_t target_of(const Insn& insn, uint32_t pc) { return int64_t{pc} + 1 + insn
 DecodeResult check_targets(const Insn* insns, uint32_t count, uint32_t* starts) {
   for (uint32_t pc = 0; pc < count; ++pc) {
     const Insn& insn = insns[pc];
+    if (insn.op == Op::lddw_code_addr) {
+      // BPF_PSEUDO_FUNC: a callback's address, imm relative to the next slot;
+      // Linux check_subprogs makes its target a subprogram (add_subprog:
+      // "call to invalid destination" outside the program).
+      const int64_t target = int64_t{pc} + 1 + insn.imm;
+      if (target < 0 || target >= count) return {DecodeError::jump_out_of_range, pc};
+      if (insns[target].op == Op::lddw_tail) return {DecodeError::jump_into_lddw, pc};
+      if (starts != nullptr) starts[target] = 1;
+      continue;
+    }
     if (!is_jump(insn.op) && insn.op != Op::call_local) continue;
     const int64_t target = target_of(insn, pc);
     // `ja -1` can never leave; conditional self-jumps are left to the analysis.
@@ -319,8 +348,6 @@ constexpr bool ends_function(Op op) { return op == Op::exit || op == Op::ja; }
 
 // Pass 3, given `function[pc]` = index of the function holding pc (nullptr:
 // the whole program is one function).
-// FIXME: lddw code_addr (src 4) targets are functions too in Linux (callbacks
-// of bpf_loop and friends); they are not marked as starts yet.
 DecodeResult check_shape(const Insn* insns, uint32_t count, const uint32_t* function) {
   // One function: only the last slot can end it.
   for (uint32_t pc = function == nullptr ? count - 1 : 0; pc < count; ++pc) {

@@ -23,8 +23,9 @@ constexpr LinuxKind operator|(LinuxKind a, LinuxKind b) { return {a.base | b.bas
 
 enum Base : uint32_t {
   kDontCare, kAnything, kMapPtr, kMapKey, kMapValue, kMem, kConstSize, kConstSizeOrZero,
-  kCtx, kStack, kConstStr, kFunc, kAllocMem, kAllocSize, kUnmodelled,
-  kRetInteger, kRetVoid, kRetMapValue, kRetAllocMem, kRetUnmodelled,
+  kCtx, kStack, kConstStr, kFunc, kAllocMem, kAllocSize, kSockCommon, kUnmodelled,
+  kRetInteger, kRetVoid, kRetMapValue, kRetAllocMem, kRetSocket, kRetSockCommon, kRetTcpSock,
+  kRetUnmodelled,
 };
 enum Flag : uint32_t {
   kMaybeNull = 1, kReadOnly = 2, kUninit = 4, kWrite = 8, kFixedSize = 16, kRelease = 32,
@@ -46,9 +47,12 @@ constexpr LinuxKind ARG_PTR_TO_FUNC{kFunc, 0};
 constexpr LinuxKind ARG_PTR_TO_ALLOC_MEM{kAllocMem, 0};
 constexpr LinuxKind ARG_CONST_ALLOC_SIZE_OR_ZERO{kAllocSize, 0};
 constexpr LinuxKind ARG_PTR_TO_BTF_ID{kUnmodelled, 0};
-constexpr LinuxKind ARG_PTR_TO_BTF_ID_SOCK_COMMON{kUnmodelled, 0};
+// keel has no BTF-typed socket pointers, so the BTF variant takes the
+// socket pointers of the non-BTF one (compatible_reg_types: both list
+// sock_common, sock and tcp_sock; only the BTF one adds PTR_TO_BTF_ID).
+constexpr LinuxKind ARG_PTR_TO_BTF_ID_SOCK_COMMON{kSockCommon, 0};
 constexpr LinuxKind ARG_PTR_TO_PERCPU_BTF_ID{kUnmodelled, 0};
-constexpr LinuxKind ARG_PTR_TO_SOCK_COMMON{kUnmodelled, 0};
+constexpr LinuxKind ARG_PTR_TO_SOCK_COMMON{kSockCommon, 0};
 constexpr LinuxKind ARG_PTR_TO_SPIN_LOCK{kUnmodelled, 0};
 constexpr LinuxKind ARG_PTR_TO_TIMER{kUnmodelled, 0};
 constexpr LinuxKind ARG_PTR_TO_KPTR{kUnmodelled, 0};
@@ -74,9 +78,9 @@ constexpr LinuxKind RET_VOID{kRetVoid, 0};
 constexpr LinuxKind RET_PTR_TO_MAP_VALUE{kRetMapValue, 0};
 constexpr LinuxKind RET_PTR_TO_MAP_VALUE_OR_NULL{kRetMapValue, kMaybeNull};
 constexpr LinuxKind RET_PTR_TO_ALLOC_MEM_OR_NULL{kRetAllocMem, kMaybeNull};
-constexpr LinuxKind RET_PTR_TO_SOCKET_OR_NULL{kRetUnmodelled, kMaybeNull};
-constexpr LinuxKind RET_PTR_TO_SOCK_COMMON_OR_NULL{kRetUnmodelled, kMaybeNull};
-constexpr LinuxKind RET_PTR_TO_TCP_SOCK_OR_NULL{kRetUnmodelled, kMaybeNull};
+constexpr LinuxKind RET_PTR_TO_SOCKET_OR_NULL{kRetSocket, kMaybeNull};
+constexpr LinuxKind RET_PTR_TO_SOCK_COMMON_OR_NULL{kRetSockCommon, kMaybeNull};
+constexpr LinuxKind RET_PTR_TO_TCP_SOCK_OR_NULL{kRetTcpSock, kMaybeNull};
 constexpr LinuxKind RET_PTR_TO_BTF_ID{kRetUnmodelled, 0};
 constexpr LinuxKind RET_PTR_TO_BTF_ID_OR_NULL{kRetUnmodelled, kMaybeNull};
 constexpr LinuxKind RET_PTR_TO_MEM_OR_BTF_ID{kRetUnmodelled, 0};
@@ -106,6 +110,7 @@ constexpr ArgKind to_arg(LinuxKind kind) {
     case kFunc: return ArgKind::func;
     case kAllocMem: return ArgKind::alloc_mem;
     case kAllocSize: return ArgKind::alloc_size_or_zero;
+    case kSockCommon: return null ? ArgKind::unsupported : ArgKind::sock_common;
     default: return ArgKind::unsupported;
   }
 }
@@ -117,6 +122,9 @@ constexpr RetKind to_ret(LinuxKind kind) {
     case kRetMapValue:
       return (kind.flags & kMaybeNull) != 0 ? RetKind::map_value_or_null : RetKind::map_value;
     case kRetAllocMem: return RetKind::alloc_mem_or_null;
+    case kRetSocket: return RetKind::sock_or_null;
+    case kRetSockCommon: return RetKind::sock_common_or_null;
+    case kRetTcpSock: return RetKind::tcp_sock_or_null;
     default: return RetKind::unsupported;
   }
 }
@@ -144,6 +152,33 @@ constexpr bool returns_size_or_error(const char* name) {
          same(name, "bpf_probe_read_compat_str_proto");
 }
 
+constexpr bool ends_with(const char* text, const char* suffix) {
+  const char* t = text;
+  const char* u = suffix;
+  while (*t != '\0') ++t;
+  while (*u != '\0') ++u;
+  while (u != suffix) {
+    if (t == text || *--t != *--u) return false;
+  }
+  return true;
+}
+
+// kernel/bpf/verifier.c is_acquire_function: the socket lookups (one proto
+// per program type family: bpf_sk_lookup_tcp_proto, bpf_tc_..., bpf_xdp_...,
+// bpf_sock_addr_...) and bpf_ringbuf_reserve. (kptr_xchg and sockmap
+// lookups acquire too; keel models neither.)
+constexpr bool acquires_reference(const char* name) {
+  return ends_with(name, "sk_lookup_tcp_proto") || ends_with(name, "sk_lookup_udp_proto") ||
+         ends_with(name, "skc_lookup_tcp_proto") || same(name, "bpf_ringbuf_reserve_proto");
+}
+
+// is_ptr_cast_function: the result is the argument seen as another type
+// (bpf_skc_to_* return BTF pointers keel does not model).
+constexpr bool casts_pointer(const char* name) {
+  return same(name, "bpf_tcp_sock_proto") || same(name, "bpf_sk_fullsock_proto") ||
+         starts_with(name, "bpf_skc_to_");
+}
+
 constexpr HelperProto make_proto(const char* name, bool packet_access, LinuxKind ret,
                                  LinuxKind a1, LinuxKind a2, LinuxKind a3, LinuxKind a4,
                                  LinuxKind a5, uint16_t s1, uint16_t s2, uint16_t s3,
@@ -155,7 +190,10 @@ constexpr HelperProto make_proto(const char* name, bool packet_access, LinuxKind
   for (int i = 0; i < 5; ++i) {
     proto.args[i] = to_arg(args[i]);
     proto.read_only_mem[i] = (args[i].flags & kReadOnly) != 0;
+    if ((args[i].flags & kRelease) != 0) proto.release_arg = static_cast<uint8_t>(i + 1);
   }
+  proto.acquires = acquires_reference(name);
+  proto.ret_shares_ref = casts_pointer(name);
   proto.arg_size[0] = s1;
   proto.arg_size[1] = s2;
   proto.arg_size[2] = s3;
@@ -176,7 +214,7 @@ constexpr HelperProto make_proto(const char* name, bool packet_access, LinuxKind
 // types are one per attach type, whose helpers differ.
 enum class LinuxType : uint8_t {
   socket_filter, sched_cls, sched_act, xdp, cgroup_skb, kprobe, tracepoint, perf_event,
-  raw_tracepoint, sock_ops, cgroup_sock, cgroup_inet_sock_release, cgroup_inet4_post_bind,
+  raw_tracepoint, sock_ops, lwt_in, lwt_out, lwt_xmit, lwt_seg6local, cgroup_sock, cgroup_inet_sock_release, cgroup_inet4_post_bind,
   cgroup_inet6_post_bind, cgroup_inet4_bind, cgroup_inet6_bind, cgroup_inet4_connect,
   cgroup_inet6_connect, cgroup_udp4_sendmsg, cgroup_udp6_sendmsg, cgroup_udp4_recvmsg,
   cgroup_udp6_recvmsg, cgroup_inet4_getpeername, cgroup_inet6_getpeername,
@@ -255,8 +293,8 @@ constexpr CtxField write_privileged(CtxField f) {
 // the header). Rules common to every skb type (bpf_skb_is_valid_access):
 // __u32 fields allow narrow aligned reads and only full-width writes; cb[]
 // allows any aligned size; data/data_meta/data_end, the ip fields exactly 4
-// bytes; tstamp 8; hwtstamp read-only 8; flow_keys, sk and the padding not
-// at all (sk yields a socket pointer keel does not model).
+// bytes; tstamp 8; hwtstamp read-only 8; sk read-only 8, a socket pointer
+// or NULL (PTR_TO_SOCK_COMMON_OR_NULL); flow_keys and the padding not at all.
 namespace skb {
 constexpr uint16_t len = 0, pkt_type = 4, mark = 8, queue_mapping = 12, protocol = 16,
                    vlan_present = 20, vlan_tci = 24, vlan_proto = 28, priority = 32,
@@ -264,7 +302,7 @@ constexpr uint16_t len = 0, pkt_type = 4, mark = 8, queue_mapping = 12, protocol
                    tc_classid = 72, data = 76, data_end = 80, napi_id = 84, family = 88,
                    remote_ip4 = 92, local_ip4 = 96, remote_ip6 = 100, local_ip6 = 116,
                    remote_port = 132, local_port = 136, data_meta = 140, tstamp = 152,
-                   wire_len = 160, gso_segs = 164, gso_size = 176, tstamp_type = 180,
+                   wire_len = 160, gso_segs = 164, sk = 168, gso_size = 176, tstamp_type = 180,
                    hwtstamp = 184, size = 192;
 }  // namespace skb
 
@@ -277,6 +315,7 @@ constexpr CtxField kSocketFilterFields[] = {
     field(skb::ifindex, 4, kNarrow32, 0),      field(skb::tc_index, 4, kNarrow32, 0),
     field(skb::cb, 20, kAnySize, kAnySize),    field(skb::hash, 4, kNarrow32, 0),
     field(skb::napi_id, 4, kNarrow32, 0),      field(skb::gso_segs, 4, kNarrow32, 0),
+    field(skb::sk, 8, kDW, 0, CtxYield::sock_common_or_null),
     field(skb::gso_size, 4, kNarrow32, 0),
 };
 
@@ -294,7 +333,9 @@ constexpr CtxField kTcFields[] = {
     field(skb::napi_id, 4, kNarrow32, 0),
     field(skb::data_meta, 4, kW, 0, CtxYield::packet_meta),
     field(skb::tstamp, 8, kDW, kDW),           field(skb::wire_len, 4, kNarrow32, 0),
-    field(skb::gso_segs, 4, kNarrow32, 0),     field(skb::gso_size, 4, kNarrow32, 0),
+    field(skb::gso_segs, 4, kNarrow32, 0),
+    field(skb::sk, 8, kDW, 0, CtxYield::sock_common_or_null),
+    field(skb::gso_size, 4, kNarrow32, 0),
     field(skb::tstamp_type, 1, kB, 0),         field(skb::hwtstamp, 8, kDW, 0),
 };
 
@@ -315,8 +356,29 @@ constexpr CtxField kCgroupSkbFields[] = {
     field(skb::local_ip6, 16, kW, 0),          field(skb::remote_port, 4, kNarrow32, 0),
     field(skb::local_port, 4, kNarrow32, 0),
     write_privileged(field(skb::tstamp, 8, kDW, kDW)),
-    field(skb::gso_segs, 4, kNarrow32, 0),     field(skb::gso_size, 4, kNarrow32, 0),
+    field(skb::gso_segs, 4, kNarrow32, 0),
+    field(skb::sk, 8, kDW, 0, CtxYield::sock_common_or_null),
+    field(skb::gso_size, 4, kNarrow32, 0),
     field(skb::hwtstamp, 8, kDW, 0),
+};
+
+// Lightweight-tunnel programs (lwt_is_valid_access): no tc_classid,
+// family..local_port, data_meta, tstamp, wire_len or hwtstamp; stores only
+// to mark, priority (4 bytes) and cb[]; data/data_end are packet pointers.
+// The rest is bpf_skb_is_valid_access as for socket filters.
+constexpr CtxField kLwtFields[] = {
+    field(skb::len, 4, kNarrow32, 0),          field(skb::pkt_type, 4, kNarrow32, 0),
+    field(skb::mark, 4, kNarrow32, kW),        field(skb::queue_mapping, 4, kNarrow32, 0),
+    field(skb::protocol, 4, kNarrow32, 0),     field(skb::vlan_present, 4, kNarrow32, 0),
+    field(skb::vlan_tci, 4, kNarrow32, 0),     field(skb::vlan_proto, 4, kNarrow32, 0),
+    field(skb::priority, 4, kNarrow32, kW),    field(skb::ingress_ifindex, 4, kNarrow32, 0),
+    field(skb::ifindex, 4, kNarrow32, 0),      field(skb::tc_index, 4, kNarrow32, 0),
+    field(skb::cb, 20, kAnySize, kAnySize),    field(skb::hash, 4, kNarrow32, 0),
+    field(skb::data, 4, kW, 0, CtxYield::packet),
+    field(skb::data_end, 4, kW, 0, CtxYield::packet_end),
+    field(skb::napi_id, 4, kNarrow32, 0),      field(skb::gso_segs, 4, kNarrow32, 0),
+    field(skb::sk, 8, kDW, 0, CtxYield::sock_common_or_null),
+    field(skb::gso_size, 4, kNarrow32, 0),
 };
 
 // struct xdp_md: every field exactly 4 bytes, read-only (__is_valid_xdp_access);
@@ -511,6 +573,18 @@ constexpr ProgramType sock_ops_type() {
   return t;
 }
 
+// may_access_direct_pkt_data: lwt_in, lwt_out and lwt_seg6local read the
+// packet only; lwt_xmit may also write it. Helpers with pkt_access take
+// packet pointers in all four. check_return_code() has no lwt case, so any
+// scalar may be returned.
+constexpr ProgramType lwt_type(const char* name, LinuxType type, bool packet_writable) {
+  ProgramType t = make_type(name, type, skb::size, kLwtFields, count_of(kLwtFields));
+  t.direct_packet_access = true;
+  t.packet_writable = packet_writable;
+  t.packet_helper_args = true;
+  return t;
+}
+
 template <size_t N>
 constexpr ProgramType cgroup_type(const char* name, LinuxType type, uint32_t ctx_size,
                                   const CtxField (&fields)[N], int64_t return_min = 0,
@@ -535,6 +609,10 @@ constexpr ProgramType kTypes[] = {
     make_type("raw_tracepoint", LinuxType::raw_tracepoint, 12 * 8, kRawTracepointFields,
               count_of(kRawTracepointFields)),
     sock_ops_type(),
+    lwt_type("lwt_in", LinuxType::lwt_in, false),
+    lwt_type("lwt_out", LinuxType::lwt_out, false),
+    lwt_type("lwt_xmit", LinuxType::lwt_xmit, true),
+    lwt_type("lwt_seg6local", LinuxType::lwt_seg6local, false),
     // cgroup_sock, named for libbpf's default attach type (sock_create), and
     // the other attach types under libbpf's attach_type_name[] names.
     cgroup_type("cgroup_sock", LinuxType::cgroup_sock, sock::size, kSockCreateFields),
