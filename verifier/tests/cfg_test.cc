@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <random>
@@ -136,6 +137,52 @@ TEST(Cfg, StraightLineIsOneBlock) {
   EXPECT_EQ(cfg.max_call_depth, 1u);
   EXPECT_EQ(cfg.first_unreachable_pc, kNone);
   for (uint32_t pc = 0; pc < 4; ++pc) EXPECT_EQ(cfg.block_of(pc), 0u);
+}
+
+TEST(Cfg, StraightLineShortcutMatchesTheGeneralBuild) {
+  // Without jump, call or lddw build_cfg takes a shortcut; with a lddw the
+  // same one-block shape goes through the phases. Every field must agree.
+  Asm plain;
+  plain.mov(1, 5).mov(1, 5).mov(0, 0).exit();
+  Asm with_lddw;
+  with_lddw.lddw(1, 5).mov(0, 0).exit();
+  const Built s = build(plain);
+  const Built g = build(with_lddw);
+  ASSERT_TRUE(s.result.ok() && g.result.ok());
+  const Cfg& a = s.cfg;
+  const Cfg& b = g.cfg;
+  EXPECT_EQ(a.insn_count, b.insn_count);
+  ASSERT_EQ(a.block_count, 1u);
+  ASSERT_EQ(b.block_count, 1u);
+  EXPECT_EQ(std::memcmp(&a.blocks[0], &b.blocks[0], sizeof(Cfg::Block)), 0);
+  ASSERT_EQ(a.function_count, b.function_count);
+  EXPECT_EQ(std::memcmp(&a.functions[0], &b.functions[0], sizeof(Cfg::Function)), 0);
+  EXPECT_EQ(a.edge_count, b.edge_count);
+  EXPECT_EQ(a.call_count, b.call_count);
+  EXPECT_EQ(a.rpo_count, b.rpo_count);
+  EXPECT_EQ(a.rpo[0], b.rpo[0]);
+  EXPECT_EQ(a.loop_count, b.loop_count);
+  EXPECT_EQ(a.max_call_depth, b.max_call_depth);
+  EXPECT_EQ(a.first_unreachable_pc, b.first_unreachable_pc);
+  EXPECT_EQ(a.lddw_count, 0u);
+  EXPECT_EQ(b.lddw_count, 1u);
+  for (uint32_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(a.succ_offsets[i], b.succ_offsets[i]);
+    EXPECT_EQ(a.pred_offsets[i], b.pred_offsets[i]);
+  }
+  EXPECT_EQ(a.back_edge_offsets[0], 0u);
+  EXPECT_EQ(a.loop_block_offsets[0], 0u);
+  EXPECT_EQ(a.exit_offsets[0], 0u);
+  EXPECT_TRUE(a.dominates(0, 0));
+  EXPECT_EQ(a.successors(0).size, 0u);
+  EXPECT_EQ(a.predecessors(0).size, 0u);
+  // A block that jumps to itself is not straight-line: it is a loop.
+  Asm self;
+  self.mov(0, 0).ja(0);
+  const Built l = build(self);
+  ASSERT_TRUE(l.result.ok());
+  EXPECT_EQ(l.cfg.block_count, 1u);
+  EXPECT_EQ(l.cfg.loop_count, 1u);
 }
 
 TEST(Cfg, CountsLddwsReachableOrNot) {

@@ -757,6 +757,20 @@ TEST(Verify, NestedLoopsAreBounded) {
   EXPECT_REJECT(c, "mov %r0, 0\nl:\nadd %r0, 1\nja l\n", unbounded_loop);
 }
 
+// One block ending in exit: verify() counts its slots itself rather than
+// running bound_loops (a lddw is one instruction in two slots); a block
+// that jumps to itself is still a loop for bound_loops.
+TEST(Verify, OneBlockCostIsItsInstructionCount) {
+  Checker c;
+  Verdict v = c.run("mov %r0, 0\nadd %r0, 1\nadd %r0, 2\nexit\n");
+  ASSERT_TRUE(v.ok()) << c.text;
+  EXPECT_EQ(v.max_insns_executed, 4u);
+  v = c.run("lddw %r1, 5\nmov %r0, 0\nexit\n");
+  ASSERT_TRUE(v.ok()) << c.text;
+  EXPECT_EQ(v.max_insns_executed, 3u);
+  EXPECT_REJECT(c, "l:\nmov %r0, 0\nja l\n", unbounded_loop);
+}
+
 TEST(Verify, CostBoundShapes) {
   const Shape shapes[] = {
       {"nested loops depth 4", nested_loops(4), 64 * 1024},

@@ -41,11 +41,18 @@ struct Engine {
 
   // Ids stay below kRefBit: reference names (state.h) are never an id of
   // another pointer, whose NULL check would then refine the wrong copies.
+  // Reused ids would link unrelated values, so running out (2^31 in one
+  // verification) rejects the program instead of wrapping (verify.cc).
   uint32_t fresh_id() {
     const uint32_t id = next_id;
-    next_id = next_id + 1 == kRefBit ? 1 : next_id + 1;
+    if (next_id + 1 == kRefBit) {
+      ids_exhausted = true;
+    } else {
+      ++next_id;
+    }
     return id;
   }
+  bool ids_exhausted = false;
   // Records a rejection (the first one wins) and returns false.
   bool fail(uint32_t pc, Reason reason, int32_t reg = -1, Detail detail = Detail{});
   bool oom(uint32_t pc) { return fail(pc, Reason::out_of_memory); }

@@ -139,11 +139,21 @@ Verdict run(const Program& program, const ProgramType& type, const VerifyOptions
   const bool analysed = analyze(e, table, entry);
   if (trace != nullptr) trace->needed = render_state(e.trace, trace->buffer, trace->size);
   if (!analysed) return e.verdict;
+  if (e.ids_exhausted) {
+    e.fail(0, Reason::too_complex);
+    return e.verdict;
+  }
   verdict.stack_depth = chain_depth(cfg, stack_use, totals);
   if (verdict.stack_depth > kStackSize) {
     verdict.reason = Reason::stack_out_of_bounds;
     verdict.detail.limit = kStackSize;
     verdict.detail.max = verdict.stack_depth;
+    return verdict;
+  }
+  if (cfg.block_count == 1 && cfg.loop_count == 0 && cfg.call_count == 0) {
+    // One block ending in exit, run once: every slot but a lddw's second
+    // is an instruction (what bound_loops would find, without its setup).
+    verdict.max_insns_executed = uint64_t{program.count} - cfg.lddw_count;
     return verdict;
   }
   const LoopFacts facts{&facts_query, &table};

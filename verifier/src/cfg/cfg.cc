@@ -646,6 +646,58 @@ CfgResult finish_single_block(Arena& arena, Cfg& cfg) {
   return build_loops(arena, cfg);  // (no back edge: only the empty offset arrays)
 }
 
+// Straight-line code (no jump, call or lddw; one exit, the last slot): the
+// graph is one block with no edge and no loop, so every array is carved at
+// once and filled here, with neither bitset nor the phases above (whose
+// fixed cost is most of verifying a tiny program). False when the program
+// is not straight-line; it is then built as any other.
+bool build_straight_line(const Program& program, Arena& arena, Cfg& cfg, CfgResult& result) {
+  const Insn* insns = program.insns;
+  const uint32_t n = program.count;
+  if (insns[n - 1].op != Op::exit) return false;
+  const Insn* at = insns;
+  const Insn* const last = insns + n - 1;
+  // The exit at the last slot stops the scan (as in build_blocks).
+  while (!is_control_or_lddw(at[0].op) && !is_control_or_lddw(at[1].op) &&
+         !is_control_or_lddw(at[2].op) && !is_control_or_lddw(at[3].op)) {
+    at += 4;
+  }
+  while (!is_control_or_lddw(at->op)) ++at;
+  if (at != last) return false;
+  const bool carved = carve(arena, [&](Carve& c) {
+    c.take(cfg.functions, 1);
+    c.take(cfg.blocks, 1);
+    c.take(cfg.succ_offsets, 2);
+    c.take(cfg.rpo, 1);
+    c.take(cfg.edges, 0);
+    c.take(cfg.pred_offsets, 2);
+    c.take(cfg.pred_edges, 0);
+    c.take(cfg.calls, 0);
+    c.take(cfg.loops, 0);
+    c.take(cfg.back_edge_offsets, 1);
+    c.take(cfg.back_edges, 0);
+    c.take(cfg.loop_block_offsets, 1);
+    c.take(cfg.exit_offsets, 1);
+  });
+  if (!carved) {
+    result = kOutOfMemory;
+    return true;
+  }
+  // The arrays are zeroed: only the non-zero fields are written.
+  cfg.function_count = 1;
+  cfg.block_count = 1;
+  Cfg::Function& function = cfg.functions[0];
+  function.end = n;
+  function.block_count = 1;
+  function.rpo_count = 1;
+  function.depth = 1;
+  cfg.blocks[0] = {0, n - 1, 0, 0, kNone, kNone, 1, 2};  // rpo 0; dominator numbering starts at 1
+  cfg.rpo_count = 1;
+  cfg.max_call_depth = 1;
+  result = {};
+  return true;
+}
+
 }  // namespace
 
 CfgResult build_cfg(const Program& program, const CfgOptions& options, Arena& arena, Cfg& out) {
@@ -657,7 +709,9 @@ CfgResult build_cfg(const Program& program, const CfgOptions& options, Arena& ar
   if (cfg.insns != nullptr) cfg = Cfg{};
   cfg.insns = program.insns;
   cfg.insn_count = program.count;
-  CfgResult result = build_blocks(program, arena, cfg);
+  CfgResult result;
+  if (build_straight_line(program, arena, cfg, result)) return result;
+  result = build_blocks(program, arena, cfg);
   if (result.ok() && cfg.block_count == 1 && cfg.call_count == 0) return finish_single_block(arena, cfg);
   if (result.ok()) result = build_rpo(arena, cfg);
   if (result.ok()) result = check_calls(options, arena, cfg);
