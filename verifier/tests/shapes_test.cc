@@ -208,12 +208,6 @@ TEST(Shapes, ScalingResults) {
 // The verifier accepts every shape, and its bound covers a real run.
 TEST(Shapes, VerifierAccepts) {
   for (const Named& n : all_shapes()) {
-    if (std::strcmp(n.name, "packet_parse_vlan") == 0) {
-      // FIXME: rejected (packet_out_of_bounds at pc 17): the packet range
-      // proven through r2 + 34 <= data_end is not applied to r2 while its
-      // offset is the joined [0, 4]. Linux accepts it.
-      continue;
-    }
     Decoded d(n.shape);
     ASSERT_TRUE(d.result.ok()) << n.name;
     const ProgramType* type = find_program_type(linux_platform(), n.shape.type);

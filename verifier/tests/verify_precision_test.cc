@@ -249,6 +249,40 @@ TEST(LinkedCopies, RangeCheckOfACopyCoversTheOriginal) {
   EXPECT_REJECT(c, head + "ldxh %r0, [%r4+1]\nout:\nmov %r0, 0\nexit\n", packet_out_of_bounds, "xdp");
 }
 
+// The shapes' packet_parse_vlan: data, or data + 4 past a VLAN tag, joined
+// into one pointer at data + [0, 4] (no id); then `r4 = r2 + 34` checked
+// against data_end. Linux (find_good_pkt_pointers) gives every pointer of
+// r4's id the range 34 relative to its own variable part: bytes
+// [data + var, data + var + 34) for whatever var is on a run. keel's range
+// is relative to base + var too, and the copy that makes r4 links it to r2.
+TEST(LinkedCopies, RangeOfAJoinedOffsetCoversItsCopies) {
+  Checker c;
+  const std::string head = std::string(kXdp) +
+                           "mov %r4, %r2\nadd %r4, 14\njgt %r4, %r3, out\n"
+                           "ldxh %r5, [%r2+12]\njne %r5, 129, plain\nadd %r2, 4\nplain:\n"
+                           "mov %r7, %r2\n"  // a copy made before the check
+                           "mov %r4, %r2\nadd %r4, 34\njgt %r4, %r3, out\n";
+  const std::string end = "out:\nmov %r0, 0\nexit\n";
+  EXPECT_ACCEPT(c, head + "ldxb %r0, [%r2+33]\n" + end, "xdp");
+  EXPECT_ACCEPT(c, head + "ldxw %r0, [%r2+30]\n" + end, "xdp");
+  EXPECT_ACCEPT(c, head + "ldxw %r0, [%r7+30]\n" + end, "xdp");
+  EXPECT_ACCEPT(c, head + "ldxw %r0, [%r4-4]\n" + end, "xdp");
+  // At 34, or 4 bytes ending past it: beyond what the check proved.
+  EXPECT_REJECT(c, head + "ldxb %r0, [%r2+34]\n" + end, packet_out_of_bounds, "xdp");
+  EXPECT_REJECT(c, head + "ldxw %r0, [%r2+31]\n" + end, packet_out_of_bounds, "xdp");
+  EXPECT_REJECT(c, head + "ldxw %r0, [%r7+31]\n" + end, packet_out_of_bounds, "xdp");
+  // Another variable part added after the check: a new pointer with no
+  // range (adjust_ptr_min_max_vals gives it a fresh id and range 0), even
+  // where the sum is 0; the pointer it came from keeps its range.
+  const std::string more = head + "ldxw %r6, [%r1+12]\nand %r6, 1\nmov %r8, %r2\nadd %r8, %r6\n";
+  EXPECT_REJECT(c, more + "ldxb %r0, [%r8+0]\n" + end, packet_out_of_bounds, "xdp");
+  EXPECT_ACCEPT(c, more + "ldxb %r0, [%r2+33]\n" + end, "xdp");
+  // Checked through the new pointer, the range is its own, not r2's.
+  const std::string moved = more + "mov %r4, %r8\nadd %r4, 10\njgt %r4, %r3, out\n";
+  EXPECT_ACCEPT(c, moved + "ldxb %r0, [%r8+9]\n" + end, "xdp");
+  EXPECT_REJECT(c, moved + "ldxb %r0, [%r8+10]\n" + end, packet_out_of_bounds, "xdp");
+}
+
 // ---- Scalar links (Link, reg_state.h) ---------------------------------------------
 
 // r6 = skb->len (upper half zero), r0 = a 16-byte array value, r7 = its
@@ -552,6 +586,75 @@ TEST(FrozenMaps, DifferentContentsAreNotJoinedAsOneMap) {
                 "ldxw %r6, [%r1+0]\nlddw %r7, map_value 0 + 0\njeq %r6, 0, read\nlddw %r7, map_value 1 + 0\n"
                 "read:\nldxb %r5, [%r7+0]\njeq %r5, 0, out\nstdw [%r10-520], 0\nout:\nmov %r0, 0\nexit\n",
                 stack_out_of_bounds);
+}
+
+// ---- Registers stepped beside a loop counter (analyze.cc LoopClamp) ------------
+
+// A zeroed 64-byte stack array at r10-64, r2 = 0 (the counter), r0 = 0.
+const char* kZeroedArray =
+    "mov %r2, 0\nstxdw [%r10-8], %r2\nstxdw [%r10-16], %r2\nstxdw [%r10-24], %r2\n"
+    "stxdw [%r10-32], %r2\nstxdw [%r10-40], %r2\nstxdw [%r10-48], %r2\n"
+    "stxdw [%r10-56], %r2\nstxdw [%r10-64], %r2\nmov %r0, 0\n";
+
+// clang's sum over `u32 values[16]`: a pointer stepped by 4 beside
+// `i < 16`. Widened alone the pointer's offset is unbounded at the header.
+TEST(SteppedRegisters, PointerBesideCounterStaysInTheArray) {
+  Checker c;
+  const std::string head = std::string(kZeroedArray) + "mov %r3, %r10\nadd %r3, -64\nloop:\n";
+  EXPECT_ACCEPT(c, head + "ldxw %r4, [%r3]\nadd %r0, %r4\nadd %r3, 4\nadd %r2, 1\n"
+                          "jne %r2, 16, loop\nexit\n");
+  // Counting down from the end, the test before the step.
+  EXPECT_ACCEPT(c, std::string(kZeroedArray) + "mov %r3, %r10\nadd %r3, -4\nmov %r2, 16\nloop:\n"
+                   "ldxw %r4, [%r3]\nadd %r0, %r4\njle %r2, 1, out\nadd %r3, -4\nsub %r2, 1\nja loop\n"
+                   "out:\nexit\n");
+  // A 17th run reads one past the array.
+  EXPECT_REJECT(c, head + "ldxw %r4, [%r3]\nadd %r0, %r4\nadd %r3, 4\nadd %r2, 1\n"
+                          "jne %r2, 17, loop\nexit\n",
+                stack_out_of_bounds);
+  // The pointer stepped before the access: the last run reads past the end.
+  EXPECT_REJECT(c, head + "add %r3, 4\nldxw %r4, [%r3]\nadd %r0, %r4\nadd %r2, 1\n"
+                          "jne %r2, 16, loop\nexit\n",
+                stack_out_of_bounds);
+}
+
+// Under misprediction the exit test may fall through once more: the range
+// over the proven runs does not hold there.
+TEST(SteppedRegisters, NotUnderSpeculativePaths) {
+  Checker c;
+  c.options.speculative_paths = true;
+  EXPECT_REJECT(c, std::string(kZeroedArray) + "mov %r3, %r10\nadd %r3, -64\nloop:\n"
+                   "ldxw %r4, [%r3]\nadd %r0, %r4\nadd %r3, 4\nadd %r2, 1\njne %r2, 16, loop\nexit\n",
+                stack_out_of_bounds);
+}
+
+TEST(SteppedRegisters, ScalarSteppedByThreeIndexesTheArray) {
+  Checker c;
+  const std::string head = std::string(kZeroedArray) + "mov %r5, 0\nloop:\n"
+                                                       "mov %r6, %r10\nadd %r6, -64\nadd %r6, %r5\n"
+                                                       "ldxb %r4, [%r6]\nadd %r0, %r4\nadd %r5, 3\nadd %r2, 1\n";
+  EXPECT_ACCEPT(c, head + "jlt %r2, 22, loop\nexit\n");  // r5 <= 63: the last byte
+  EXPECT_REJECT(c, head + "jlt %r2, 23, loop\nexit\n", stack_out_of_bounds);  // r5 reaches 66
+}
+
+// What the range needs: one step on every path, no other write, a proven
+// trip count.
+TEST(SteppedRegisters, OnlyOneConstantStepOnEveryPathBoundsTheRegister) {
+  Checker c;
+  const std::string head = std::string(kZeroedArray) + "ldxw %r7, [%r1+0]\nmov %r3, %r10\nadd %r3, -64\nloop:\n"
+                                                       "ldxw %r4, [%r3]\nadd %r0, %r4\n";
+  // A step of 4 on one path and 8 on the other.
+  EXPECT_REJECT(c, head + "jeq %r4, 0, four\nadd %r3, 8\nja next\nfour:\nadd %r3, 4\nnext:\n"
+                          "add %r2, 1\njne %r2, 16, loop\nexit\n",
+                stack_out_of_bounds);
+  // The pointer also moved on one path.
+  EXPECT_REJECT(c, head + "add %r3, 4\njeq %r7, 0, next\nadd %r3, 4\nnext:\n"
+                          "add %r2, 1\njne %r2, 16, loop\nexit\n",
+                stack_out_of_bounds);
+  // The counter tested against a register: no trip count here.
+  EXPECT_REJECT(c, head + "and %r7, 15\nadd %r3, 4\nadd %r2, 1\njne %r2, %r7, loop\nexit\n",
+                stack_out_of_bounds);
+  // Stepping by 2 never meets 15.
+  EXPECT_REJECT(c, head + "add %r3, 4\nadd %r2, 2\njne %r2, 15, loop\nexit\n", stack_out_of_bounds);
 }
 
 }  // namespace

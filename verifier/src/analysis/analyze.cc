@@ -7,9 +7,52 @@
 #include <cstring>
 
 #include "analysis/constants.h"
+#include "analysis/loop_trip.h"
 
 namespace keel {
 namespace {
+
+// ---- Derived induction variables ------------------------------------------------
+//
+// Widening at a loop header sends every growing bound to its extreme, so a
+// register stepped beside the counter (clang's `p += 4` next to `i += 1`,
+// `i < 16` tested) loses its bound: the exit test bounds only the counter.
+// For a loop with no nested loop, a register whose only write in the loop is
+// `r += c` (or `r -= c`) in a block that dominates every back-edge source
+// changes by exactly c from one header run to the next. When an exit test in
+// a block that also dominates every back-edge source compares such a counter
+// with an immediate, loop_trip's trip_bound gives N >= the header runs per
+// entry (the arithmetic the termination proof uses, from the counter's entry
+// values). So at the k-th header run (k <= N) every such register holds its
+// entry value + (k - 1) * c, exactly (mod 2^64): it lies in
+// [entry min, entry max] + c * [0, N - 1] whenever that sum does not wrap.
+// That is a fact about every run, so meeting the header state with it (on
+// each merge into the header, after the join and the widening) loses no
+// concrete state. The entry values are joined from the merges that enter the
+// header from outside the loop; when they grow the body runs again, so the
+// fixpoint's last back-edge merges use the final ones. Not under
+// speculative_paths: a mispredicted exit test runs one more iteration.
+struct EntryRange {
+  RegKind kind = RegKind::uninit;
+  uint8_t frame = 0;
+  bool valid = false;
+  uint32_t region = 0;
+  int64_t lo = 0, hi = 0;  // scalars: the value; pointers: fixed + variable offset
+};
+struct LoopClamp {
+  uint16_t mask = 0;  // registers stepped by step[r] on every path around the loop, written nowhere else in it
+  uint8_t counter = 0;
+  bool usable = false;  // a counter and its exit test were found
+  bool entered = false;  // some entry from outside has been seen
+  bool counter_valid = false;
+  bool is_signed = false;
+  StayRel stay = StayRel::lt;
+  int64_t bound = 0;
+  int64_t test_off = 0;
+  int64_t step[kRegisterCount] = {};
+  Scalar counter_entry;
+  EntryRange entry[kRegisterCount];
+};
 
 struct Run {
   Engine& e;
@@ -27,6 +70,8 @@ struct Run {
   uint32_t* visits = nullptr;
   uint64_t* pending = nullptr;
   ExitFacts* local = nullptr;
+  uint32_t* clamp_of = nullptr;  // [cfg.loop_count]: index in clamps of this function's loops, kNone for none
+  LoopClamp* clamps = nullptr;    // the loops with stepped registers and a counter test
   uint32_t cursor = 0;
   State* exit_state = nullptr;
 };
@@ -36,6 +81,161 @@ bool run_function(Engine& e, LoopFactTable& table, uint32_t fn, State* entry_sta
 bool is_header(const Cfg& cfg, uint32_t b) {
   const uint32_t l = cfg.blocks[b].loop;
   return l != Cfg::kNone && cfg.loops[l].header == b;
+}
+
+uint16_t written_by(const Insn& insn);
+bool is_cond_jump(Op op);
+
+// The StayRel of a 64-bit immediate jump whose taken edge stays in the loop
+// (`stays_taken`) or leaves it; false for jset and the other forms.
+bool stay_relation(Op op, bool stays_taken, StayRel& rel, bool& is_signed) {
+  const unsigned index = static_cast<unsigned>(op) - static_cast<unsigned>(Op::jeq64_imm);
+  if (!is_cond_jump(op) || index % 4 != 0) return false;
+  static constexpr StayRel kRel[] = {StayRel::eq, StayRel::gt, StayRel::ge, StayRel::eq, StayRel::ne, StayRel::gt,
+                                     StayRel::ge, StayRel::lt, StayRel::le, StayRel::lt, StayRel::le};
+  static constexpr StayRel kNot[] = {StayRel::ne, StayRel::le, StayRel::lt, StayRel::eq, StayRel::eq, StayRel::le,
+                                     StayRel::lt, StayRel::ge, StayRel::gt, StayRel::ge, StayRel::gt};
+  const unsigned j = index / 4;  // KEEL_JMP_OPS order
+  if (j == 3) return false;      // jset
+  rel = stays_taken ? kRel[j] : kNot[j];
+  is_signed = j == 5 || j == 6 || j == 9 || j == 10;
+  return true;
+}
+
+// The syntactic part of the derived induction variables (the section
+// comment above Run): the stepped registers and a counter test of loop l.
+void find_clamp(const Cfg& cfg, const Insn* insns, uint32_t l, LoopClamp& c) {
+  c = LoopClamp{};
+  const Cfg::Loop& loop = cfg.loops[l];
+  if (loop.subtree_end != l + 1) return;  // a nested loop runs its blocks many times per iteration
+  // The nearest common dominator of the back-edge sources: a block runs on
+  // every iteration that goes around when it dominates that one. It only
+  // climbs the dominator tree, so this is O(back edges + loop depth).
+  uint32_t latches = Cfg::kNone;
+  for (uint32_t e : cfg.loop_back_edges(l)) {
+    const uint32_t from = cfg.edges[e].from;
+    if (latches == Cfg::kNone) {
+      latches = from;
+      continue;
+    }
+    while (latches != Cfg::kNone && !cfg.dominates(latches, from)) latches = cfg.blocks[latches].idom;
+  }
+  if (latches == Cfg::kNone) return;
+  const auto on_every_iteration = [&](uint32_t b) { return cfg.dominates(b, latches); };
+  uint16_t written = 0, twice = 0, stepped = 0;
+  uint32_t step_block[kRegisterCount] = {};
+  for (uint32_t b : cfg.loop_body(l)) {
+    for (uint32_t pc = cfg.blocks[b].first; pc <= cfg.blocks[b].last; ++pc) {
+      const Insn& insn = insns[pc];
+      const uint16_t w = written_by(insn);
+      twice = static_cast<uint16_t>(twice | (written & w));
+      written = static_cast<uint16_t>(written | w);
+      if ((insn.op == Op::add64_imm || insn.op == Op::sub64_imm) && on_every_iteration(b)) {
+        stepped = static_cast<uint16_t>(stepped | 1u << insn.dst);
+        c.step[insn.dst] = insn.op == Op::add64_imm ? int64_t{insn.imm} : -int64_t{insn.imm};
+        step_block[insn.dst] = b;
+      }
+    }
+  }
+  c.mask = static_cast<uint16_t>(stepped & ~twice);
+  for (uint32_t t : cfg.loop_body(l)) {
+    const Insn& jump = insns[cfg.blocks[t].last];
+    const uint8_t r = jump.dst;
+    if (!is_cond_jump(jump.op) || (c.mask & 1u << r) == 0 || c.step[r] == 0 || !on_every_iteration(t)) continue;
+    const Cfg::Span<Cfg::Edge> out = cfg.successors(t);
+    if (out.size != 2) continue;
+    const bool taken_stays = cfg.in_loop(out[1].to, l);
+    if (taken_stays == cfg.in_loop(out[0].to, l)) continue;  // not an exit test
+    if (!stay_relation(jump.op, taken_stays, c.stay, c.is_signed)) continue;
+    const uint32_t a = step_block[r];
+    if (a == t || (cfg.dominates(a, t))) {
+      c.test_off = c.step[r];  // the step runs before the test (a jump writes nothing, so it ends the block)
+    } else if (cfg.dominates(t, a)) {
+      c.test_off = 0;
+    } else {
+      continue;
+    }
+    c.counter = r;
+    c.bound = int64_t{jump.imm};  // a 64-bit compare with the sign-extended immediate
+    c.usable = true;
+    return;
+  }
+}
+
+// Joins the entry values of `regs` (a header's incoming state from outside
+// the loop) into c; true when they grew.
+bool note_entry(LoopClamp& c, const RegState* regs) {
+  bool grew = false;
+  for (uint32_t r = 0; r < kRegisterCount; ++r) {
+    if ((c.mask & 1u << r) == 0) continue;
+    const RegState& x = regs[r];
+    EntryRange n;
+    n.kind = x.kind;
+    n.frame = x.frame;
+    n.region = x.region;
+    const bool pointer = x.kind == RegKind::stack || x.kind == RegKind::map_value || x.kind == RegKind::mem;
+    n.valid = (x.kind == RegKind::scalar || pointer) && !__builtin_add_overflow(x.value.smin, int64_t{pointer ? x.off : 0}, &n.lo) &&
+              !__builtin_add_overflow(x.value.smax, int64_t{pointer ? x.off : 0}, &n.hi);
+    EntryRange& o = c.entry[r];
+    if (c.entered) {
+      if (!o.valid) continue;
+      if (!n.valid || n.kind != o.kind || n.frame != o.frame || n.region != o.region) {
+        o.valid = false;
+        grew = true;
+        continue;
+      }
+      if (n.lo < o.lo) o.lo = n.lo, grew = true;
+      if (n.hi > o.hi) o.hi = n.hi, grew = true;
+    } else {
+      o = n;
+    }
+  }
+  const RegState& i = regs[c.counter];
+  if (!c.entered) {
+    c.counter_valid = i.kind == RegKind::scalar;
+    c.counter_entry = i.value;
+  } else if (c.counter_valid) {
+    if (i.kind != RegKind::scalar) {
+      c.counter_valid = false;
+      grew = true;
+    } else if (!leq(i.value, c.counter_entry)) {
+      c.counter_entry = join(c.counter_entry, i.value);
+      grew = true;
+    }
+  }
+  c.entered = true;
+  return grew;
+}
+
+// Meets the stepped registers of `regs` (a header state) with their range
+// over the proven header runs; nothing when no trip bound is proven.
+void apply_clamp(const LoopClamp& c, RegState* regs) {
+  if (!c.entered || !c.counter_valid) return;
+  TripTest t;
+  t.stay = c.stay;
+  t.is_signed = c.is_signed;
+  t.initial = c.counter_entry;
+  t.bound = Scalar::constant(static_cast<uint64_t>(c.bound));
+  t.step_min = t.step_max = c.step[c.counter];
+  t.test_min = t.test_max = c.test_off;
+  uint64_t trips = 0;
+  if (!trip_bound(t, trips) || trips == 0 || trips > uint64_t{INT64_MAX}) return;
+  for (uint32_t r = 0; r < kRegisterCount; ++r) {
+    const EntryRange& in = c.entry[r];
+    if ((c.mask & 1u << r) == 0 || !in.valid) continue;
+    int64_t span = 0, lo = 0, hi = 0;
+    if (__builtin_mul_overflow(c.step[r], static_cast<int64_t>(trips - 1), &span)) continue;
+    if (__builtin_add_overflow(in.lo, span < 0 ? span : 0, &lo) || __builtin_add_overflow(in.hi, span > 0 ? span : 0, &hi)) continue;
+    RegState& x = regs[r];
+    if (x.kind != in.kind || (x.kind != RegKind::scalar && (x.frame != in.frame || x.region != in.region))) continue;
+    const int64_t off = x.kind == RegKind::scalar ? 0 : int64_t{x.off};
+    if (__builtin_sub_overflow(lo, off, &lo) || __builtin_sub_overflow(hi, off, &hi)) continue;
+    Scalar v = x.value;
+    Scalar a = Scalar::constant(static_cast<uint64_t>(lo));
+    Scalar b = Scalar::constant(static_cast<uint64_t>(hi));
+    // Empty means the state cannot reach the header; keeping it is sound.
+    if (refine(JmpOp::jsge, Width::w64, true, v, a) && refine(JmpOp::jsle, Width::w64, true, v, b)) x.value = v;
+  }
 }
 
 uint32_t pos_of(const Run& run, uint32_t b) { return run.e.cfg.blocks[b].rpo - run.rpo_begin; }
@@ -269,6 +469,35 @@ uint32_t partition_of(Run& run, uint32_t target, const State& incoming) {
   return make_room(run, target, incoming, flags, slots);
 }
 
+// Joins `incoming` into the existing entry state `slot` (partition p) of
+// `target`, widened at a loop header from its third visit.
+bool join_at(Run& run, uint32_t target, State*& slot, uint32_t p, const State& incoming, uint32_t pc) {
+  Engine& e = run.e;
+  const uint32_t local = target - run.base;
+  if (slot == nullptr) {
+    slot = e.pool.copy(incoming);
+    if (slot == nullptr) return e.oom(pc);
+    run.dirty[local] = static_cast<uint8_t>(run.dirty[local] | (1u << p));
+    set_pending(run, target);
+    return true;
+  }
+  if (state_leq(incoming, *slot, e.maps)) return true;
+  // FIXME: design.md promises one narrowing pass after widening; not done
+  // yet (precision only: the widened states are sound). Registers stepped
+  // beside a counter are narrowed by their proven range (merge).
+  const bool widen = is_header(e.cfg, target) && run.visits[local] >= 2;
+  if (!join_into(e.pool, slot, incoming, widen, e.maps)) return e.oom(pc);
+  run.dirty[local] = static_cast<uint8_t>(run.dirty[local] | (1u << p));
+  set_pending(run, target);
+  return true;
+}
+
+LoopClamp* header_clamp(Run& run, uint32_t target) {
+  if (run.clamps == nullptr || !is_header(run.e.cfg, target)) return nullptr;
+  const uint32_t index = run.clamp_of[run.e.cfg.blocks[target].loop];
+  return index == Cfg::kNone ? nullptr : &run.clamps[index];
+}
+
 bool merge(Run& run, uint32_t target, const State& incoming, uint32_t pc) {
   Engine& e = run.e;
   const uint32_t local = target - run.base;
@@ -280,21 +509,22 @@ bool merge(Run& run, uint32_t target, const State& incoming, uint32_t pc) {
     at = slot_of(run, local, p);
   }
   State*& slot = *at;
-  if (slot == nullptr) {
-    slot = e.pool.copy(incoming);
-    if (slot == nullptr) return e.oom(pc);
+  LoopClamp* clamp = header_clamp(run, target);
+  if (clamp == nullptr) return join_at(run, target, slot, p, incoming, pc);
+  // A loop header with stepped registers (the section comment above Run).
+  LoopClamp& c = *clamp;
+  const bool grew = !e.cfg.in_loop(e.cfg.block_of(pc), e.cfg.blocks[target].loop) && note_entry(c, incoming.top().regs);
+  State* in = e.pool.copy(incoming);
+  if (in == nullptr) return e.oom(pc);
+  apply_clamp(c, in->top().regs);
+  const bool ok = join_at(run, target, slot, p, *in, pc);
+  e.pool.release(in);
+  if (ok) apply_clamp(c, slot->top().regs);
+  if (ok && grew) {  // the back edges' clamps must see the new entry values
     run.dirty[local] = static_cast<uint8_t>(run.dirty[local] | (1u << p));
     set_pending(run, target);
-    return true;
   }
-  if (state_leq(incoming, *slot, e.maps)) return true;
-  // FIXME: design.md promises one narrowing pass after widening; not done
-  // yet (precision only: the widened states are sound).
-  const bool widen = is_header(e.cfg, target) && run.visits[local] >= 2;
-  if (!join_into(e.pool, slot, incoming, widen, e.maps)) return e.oom(pc);
-  run.dirty[local] = static_cast<uint8_t>(run.dirty[local] | (1u << p));
-  set_pending(run, target);
-  return true;
+  return ok;
 }
 
 void record_facts(Run& run, uint32_t b, const State& s) {
@@ -802,6 +1032,34 @@ bool run_function(Engine& e, LoopFactTable& table, uint32_t fn, State* entry_sta
       run.last_loop_pos = i;
     }
   }
+  // Precision only: without room the loops are analysed as before.
+  size_t clamp_bytes = 0;
+  uint32_t clamp_count = 0;
+  if (run.first_loop_pos != Cfg::kNone && !e.options.speculative_paths) {
+    LoopClamp probe;
+    for (uint32_t b = f.first_block; b < f.first_block + n; ++b) {
+      if (!is_header(cfg, b)) continue;
+      find_clamp(cfg, e.insns, cfg.blocks[b].loop, probe);
+      if (probe.usable) ++clamp_count;
+    }
+  }
+  if (clamp_count != 0) {
+    clamp_bytes = sizeof(uint32_t) * size_t{cfg.loop_count} + sizeof(LoopClamp) * size_t{clamp_count};
+    void* memory = e.pool.allocate_raw(clamp_bytes);
+    if (memory == nullptr) {
+      clamp_bytes = 0;
+    } else {
+      run.clamps = static_cast<LoopClamp*>(memory);  // first: it needs 8-byte alignment
+      run.clamp_of = reinterpret_cast<uint32_t*>(static_cast<uint8_t*>(memory) + sizeof(LoopClamp) * size_t{clamp_count});
+      uint32_t next = 0;
+      for (uint32_t b = f.first_block; b < f.first_block + n; ++b) {
+        if (!is_header(cfg, b)) continue;
+        const uint32_t l = cfg.blocks[b].loop;
+        find_clamp(cfg, e.insns, l, run.clamps[next]);
+        run.clamp_of[l] = run.clamps[next].usable ? next++ : Cfg::kNone;
+      }
+    }
+  }
   run.entry[0] = entry_state;
   run.dirty[0] = 1;
   set_pending(run, f.first_block);
@@ -822,6 +1080,7 @@ bool run_function(Engine& e, LoopFactTable& table, uint32_t fn, State* entry_sta
   if (run.extra != nullptr) {
     e.pool.release_raw(run.extra, run.extra_capacity * ((kPartitions - 1) * sizeof(State*) + sizeof(uint32_t)));
   }
+  e.pool.release_raw(run.clamps, clamp_bytes);
   e.pool.release_raw(scratch, bytes);
   if (!ok) {
     e.pool.release(run.exit_state);
