@@ -59,7 +59,9 @@ std::string program(const std::string& main, const std::vector<std::string>& cal
       const size_t mark = line.find('@');
       if (mark != std::string::npos) {
         const int64_t offset = int64_t{start[static_cast<size_t>(line[mark + 1] - '0')]} - pc - 1;
-        line.replace(mark, 2, (offset >= 0 ? "+" : "") + std::to_string(offset));
+        std::string target = std::to_string(offset);
+        if (offset >= 0) target.insert(target.begin(), '+');
+        line.replace(mark, 2, target);
       }
       out += line + "\n";
       pc += size;
