@@ -71,7 +71,8 @@ TEST(PyelfTemplate, LayoutAndHeader) {
 
 TEST(PyelfTemplate, LoadsAsUbpfDoes) {
   Bytes program;
-  const ElfResult result = load_like_ubpf(build(""), program);
+  const Bytes object = build("");  // the result's names point into it
+  const ElfResult result = load_like_ubpf(object, program);
   ASSERT_TRUE(result.ok()) << describe_result(result);
   ASSERT_EQ(program.size(), 24u);
   // The call now names helper sqrti (src 0, imm = its id).
@@ -197,7 +198,8 @@ TEST(PyelfUbpfCases, RefusedForTheSameReason) {
   };
   for (const auto& c : cases) {
     Bytes program;
-    const ElfResult result = load_like_ubpf(build(c.statements), program);
+    const Bytes object = build(c.statements);  // the result's names point into it
+    const ElfResult result = load_like_ubpf(object, program);
     ExpectedElfError expected;
     ASSERT_TRUE(map_elf_error(c.wording, expected)) << c.wording;
     EXPECT_TRUE(expected.accepts(result)) << c.statements << ": " << describe_result(result) << ", expected "
