@@ -520,7 +520,7 @@ bool merge(Run& run, uint32_t target, const State& incoming, uint32_t pc) {
   const bool ok = join_at(run, target, slot, p, *in, pc);
   e.pool.release(in);
   if (ok) apply_clamp(c, slot->top().regs);
-  if (ok && grew) {  // the back edges' clamps must see the new entry values
+  if (ok && grew) {  // the back edges' clamps must see the grown entry values
     run.dirty[local] = static_cast<uint8_t>(run.dirty[local] | (1u << p));
     set_pending(run, target);
   }
