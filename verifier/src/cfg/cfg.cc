@@ -101,6 +101,19 @@ constexpr bool is_control_or_lddw(Op op) { return op >= Op::jeq64_imm && op <= O
 static_assert(Op::ja > Op::jeq64_imm && Op::call_local > Op::ja && Op::exit > Op::call_local &&
               Op::lddw_imm64 > Op::exit && Op::lddw_tail > Op::lddw_map_idx_value);
 
+// The first slot from `at` on that is control or lddw. Four slots a round:
+// one taken branch per four where most slots are neither (the loop's own
+// cost was a branch per slot). The caller guarantees such a slot ahead (the
+// last one), which stops the scan before it reads past it.
+const Insn* next_control_or_lddw(const Insn* at) {
+  while (!is_control_or_lddw(at[0].op) && !is_control_or_lddw(at[1].op) && !is_control_or_lddw(at[2].op) &&
+         !is_control_or_lddw(at[3].op)) {
+    at += 4;
+  }
+  while (!is_control_or_lddw(at->op)) ++at;
+  return at;
+}
+
 // Phase 1. One scan marks function entries (slot 0 and every call_local
 // target) and leaders (jump targets, the slot after a jump or exit) in two
 // bitsets and counts what the arrays need; the blocks are then laid out from
@@ -125,13 +138,7 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
   // needs no bound check.
   if (!is_control_or_lddw(insns[n - 1].op)) return broken_contract(n - 1);
   for (const Insn* at = insns; at < insns + n; ++at) {
-    // Four slots a round: one taken branch per four where most slots are
-    // neither (the loop's own cost was a branch per slot).
-    while (!is_control_or_lddw(at[0].op) && !is_control_or_lddw(at[1].op) && !is_control_or_lddw(at[2].op) &&
-           !is_control_or_lddw(at[3].op)) {
-      at += 4;
-    }
-    while (!is_control_or_lddw(at->op)) ++at;
+    at = next_control_or_lddw(at);
     const Op op = at->op;
     const auto pc = static_cast<uint32_t>(at - insns);
     if (is_lddw(op)) {
@@ -655,15 +662,8 @@ bool build_straight_line(const Program& program, Arena& arena, Cfg& cfg, CfgResu
   const Insn* insns = program.insns;
   const uint32_t n = program.count;
   if (insns[n - 1].op != Op::exit) return false;
-  const Insn* at = insns;
-  const Insn* const last = insns + n - 1;
-  // The exit at the last slot stops the scan (as in build_blocks).
-  while (!is_control_or_lddw(at[0].op) && !is_control_or_lddw(at[1].op) &&
-         !is_control_or_lddw(at[2].op) && !is_control_or_lddw(at[3].op)) {
-    at += 4;
-  }
-  while (!is_control_or_lddw(at->op)) ++at;
-  if (at != last) return false;
+  // The exit at the last slot stops the scan.
+  if (next_control_or_lddw(insns) != insns + n - 1) return false;
   const bool carved = carve(arena, [&](Carve& c) {
     c.take(cfg.functions, 1);
     c.take(cfg.blocks, 1);
