@@ -651,14 +651,6 @@ bool do_call(Run& run, State*& s, uint32_t pc, bool& returns) {
   return true;
 }
 
-// Helpers that call a BPF function (uapi bpf.h ids): bpf_for_each_map_elem
-// runs it once per element, bpf_loop up to nr_loops times.
-constexpr int32_t kForEachMapElem = 164, kLoop = 181;
-
-bool calls_back(const Insn& insn) {
-  return insn.op == Op::call_helper && (insn.imm == kForEachMapElem || insn.imm == kLoop);
-}
-
 // The function whose address (entry pc `entry`) a lddw code_addr of
 // function `fn` takes, or Cfg::kNone: a callback must be one taken in the
 // function that passes it, which is what the cost bound assumes
@@ -710,7 +702,7 @@ bool do_callback(Run& run, State*& s, const Insn& insn, uint32_t pc) {
   };
   uint64_t runs = uint64_t{1} << 23;  // BPF_MAX_LOOPS: bpf_loop refuses more (-E2BIG)
   uint32_t map = 0;
-  if (id == kLoop) {
+  if (id == kHelperLoop) {
     // nr_loops, ARG_ANYTHING (a u32).
     if (regs[1].kind != RegKind::scalar && !e.options.privileged) return bad(1, Reason::pointer_leak);
     if (regs[1].kind == RegKind::scalar && regs[1].value.umax < runs) runs = regs[1].value.umax;
@@ -751,7 +743,7 @@ bool do_callback(Run& run, State*& s, const Insn& insn, uint32_t pc) {
     const RegState* from = c->frames()[caller_frame].regs;
     Frame& frame = c->frames()[c->frame_count - 1];
     for (RegState& r : frame.regs) r = make_uninit();
-    if (id == kLoop) {
+    if (id == kHelperLoop) {
       // The index, below nr_loops (Linux 6.1 leaves it unknown).
       frame.regs[1] = make_scalar(Scalar::from_urange(0, runs == 0 ? 0 : runs - 1));
       frame.regs[2] = from[3];

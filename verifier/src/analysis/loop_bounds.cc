@@ -290,7 +290,7 @@ uint64_t block_cost(const Work& w, uint32_t b) {
     if (insn.op == Op::call_local) {
       const uint32_t entry = static_cast<uint32_t>(int64_t{pc} + 1 + insn.offset);
       cost = add_sat(cost, w.fn_cost[cfg.blocks[cfg.block_of(entry)].function]);
-    } else if (insn.op == Op::call_helper && (insn.imm == 164 || insn.imm == 181) && w.options != nullptr) {
+    } else if (calls_back(insn) && w.options != nullptr) {
       // bpf_for_each_map_elem, bpf_loop: a callback whose address this
       // function takes (the analysis allows no other), run up to the
       // helper's limit of times.
@@ -298,7 +298,7 @@ uint64_t block_cost(const Work& w, uint32_t b) {
       for (const Cfg::CallSite& call : cfg.function_calls(cfg.blocks[b].function)) {
         if (cfg.insns[call.pc].op == Op::lddw_code_addr) longest = max_of(longest, w.fn_cost[call.callee]);
       }
-      const uint64_t runs = insn.imm == 181 ? w.options->loop_callback_runs : w.options->map_callback_runs;
+      const uint64_t runs = insn.imm == kHelperLoop ? w.options->loop_callback_runs : w.options->map_callback_runs;
       cost = add_sat(cost, mul_sat(runs, longest));
     }
   }

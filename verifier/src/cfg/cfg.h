@@ -25,6 +25,15 @@ enum class CfgError : uint8_t {
 // Stable snake_case name ("irreducible_loop").
 const char* cfg_error_name(CfgError error);
 
+// Helpers that call a BPF function whose address a lddw code_addr took
+// (uapi bpf.h ids): bpf_for_each_map_elem runs it once per element,
+// bpf_loop up to nr_loops times.
+inline constexpr int32_t kHelperForEachMapElem = 164;
+inline constexpr int32_t kHelperLoop = 181;
+inline constexpr bool calls_back(const Insn& insn) {
+  return insn.op == Op::call_helper && (insn.imm == kHelperForEachMapElem || insn.imm == kHelperLoop);
+}
+
 struct CfgResult {
   CfgError error = CfgError::ok;
   uint32_t pc = 0;
