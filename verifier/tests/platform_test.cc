@@ -191,6 +191,20 @@ TEST(LinuxPlatform, ReturnBoundedBySizeOnlyWhereLinuxRefinesIt) {
   EXPECT_FALSE(find_helper(type_named("socket_filter"), BPF_FUNC_ktime_get_ns)->proto->ret_bounded_by_size);
 }
 
+// Size arguments whose BPF_CALL_N parameter is u32/int (ADR 0014), from
+// scripts/gen-linux-helpers; a u64 or size_t one stays 64-bit.
+TEST(LinuxPlatform, SizeReadAs32BitsWhereTheImplementationSaysSo) {
+  const HelperProto* probe_read = find_helper(type_named("kprobe"), BPF_FUNC_probe_read)->proto;
+  EXPECT_TRUE(probe_read->size_u32[1]);   // bpf_probe_read_compat(void *, u32 size, ...)
+  EXPECT_FALSE(probe_read->size_u32[0]);  // the pointer
+  EXPECT_TRUE(find_helper(type_named("kprobe"), BPF_FUNC_probe_read_kernel_str)->proto->size_u32[1]);
+  EXPECT_TRUE(find_helper(type_named("tracepoint"), BPF_FUNC_get_stack)->proto->size_u32[2]);
+  EXPECT_TRUE(find_helper(type_named("sched_cls"), BPF_FUNC_skb_load_bytes)->proto->size_u32[3]);
+  // bpf_perf_event_output(..., void *data, u64 size), bpf_ringbuf_output(map, data, u64 size, flags)
+  EXPECT_FALSE(find_helper(type_named("kprobe"), BPF_FUNC_perf_event_output)->proto->size_u32[4]);
+  EXPECT_FALSE(find_helper(type_named("kprobe"), BPF_FUNC_ringbuf_output)->proto->size_u32[2]);
+}
+
 TEST(LinuxPlatform, CapabilityGates) {
   // bpf_base_func_proto: trace_printk needs CAP_PERFMON, spin_lock CAP_BPF,
   // ktime_get_ns nothing.

@@ -59,6 +59,11 @@ struct HelperProto {
   /// r0 lies in [-4095 (-MAX_ERRNO), the size argument's maximum]: the helper
   /// returns how much it wrote or an error (Linux's do_refine_retval_range).
   bool ret_bounded_by_size = false;
+  /// size / size_or_zero argument read as 32 bits: only the register's low
+  /// half is checked (and bounds r0 for ret_bounded_by_size). Contract: the
+  /// implementation must take that argument as (uint32_t)args[i], as Linux's
+  /// BPF_CALL_N does for a u32 parameter (ADR 0014).
+  bool size_u32[5] = {};
   /// The returned pointer (when not NULL) holds a reference the program must
   /// give back through a releasing helper on every path (Linux's is_acquire_function).
   bool acquires = false;

@@ -103,6 +103,22 @@ Detail ref_detail(uint32_t ref) {
   return d;
 }
 
+// A size argument as the helper reads it. One whose implementation takes
+// it as 32 bits (HelperProto::size_u32; Linux's BPF_CALL_N converts each
+// u64 register to the declared parameter type, include/linux/filter.h
+// __BPF_CAST) sees only the low half, so the 32-bit bounds are exact for it
+// and the upper half is irrelevant. Linux 6.1's check_mem_size_reg checks
+// the 64-bit bounds regardless (a deliberate divergence, ADR 0014). A
+// negative 32-bit `int` is excluded by the caller's max < kMaxVarSize.
+struct SizeBounds {
+  uint64_t min, max;
+  bool negative;
+};
+SizeBounds size_bounds(const HelperProto& proto, uint32_t arg, const Scalar& v) {
+  if (proto.size_u32[arg]) return {v.u32_min, v.u32_max, false};
+  return {v.umin, v.umax, v.smin < 0};
+}
+
 // The program may end here without running its remaining code (a tail call
 // that succeeds; an out-of-bounds legacy packet load): no reference may be
 // held (Linux: "tail_call would lead to reference leak", "BPF_LD_[ABS|IND]
@@ -256,18 +272,18 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
         }
         if (!check_init(e, *s, reg + 1, pc)) return false;
         const RegState size = s->regs()[reg + 1];
-        if (size_max == UINT64_MAX && size.kind == RegKind::scalar) size_max = size.value.umax;
+        const SizeBounds n = size_bounds(proto, i + 1, size.value);
+        if (size_max == UINT64_MAX && size.kind == RegKind::scalar) size_max = n.max;
         Detail sd;
         sd.kind = static_cast<uint8_t>(size.kind);
-        sd.min = size.value.smin;
-        sd.max = size.value.smax;
-        if (size.kind != RegKind::scalar || size.value.smin < 0 ||
-            size.value.umax >= kMaxVarSize ||
-            (next == ArgKind::size && size.value.umin == 0)) {
+        sd.min = proto.size_u32[i + 1] ? int64_t{size.value.u32_min} : size.value.smin;
+        sd.max = proto.size_u32[i + 1] ? int64_t{size.value.u32_max} : size.value.smax;
+        if (size.kind != RegKind::scalar || n.negative || n.max >= kMaxVarSize ||
+            (next == ArgKind::size && n.min == 0)) {
           return e.fail(pc, Reason::helper_argument, ri + 1, sd);
         }
         if (kind == ArgKind::mem_or_null && r.is_null()) {
-          if (size.value.umax != 0) return e.fail(pc, Reason::helper_argument, ri + 1, sd);
+          if (n.max != 0) return e.fail(pc, Reason::helper_argument, ri + 1, sd);
           ++i;
           break;
         }
@@ -275,7 +291,7 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
           return e.fail(pc, Reason::helper_argument, ri, d);
         }
         const Access access = kind == ArgKind::mem_writable ? Access::write : Access::read;
-        if (!check_memory_arg(e, s, reg, size.value.umax, access, packet_ok, pc)) return false;
+        if (!check_memory_arg(e, s, reg, n.max, access, packet_ok, pc)) return false;
         ++i;  // the size argument is checked
         break;
       }
@@ -291,7 +307,7 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
       case ArgKind::size:
       case ArgKind::size_or_zero:
         if (r.kind != RegKind::scalar) return e.fail(pc, Reason::helper_argument, ri, d);
-        if (size_max == UINT64_MAX) size_max = r.value.umax;
+        if (size_max == UINT64_MAX) size_max = size_bounds(proto, i, r.value).max;
         break;
       case ArgKind::alloc_size_or_zero:
         // ARG_CONST_ALLOC_SIZE_OR_ZERO: "R%d is not a known constant".

@@ -179,6 +179,26 @@ constexpr bool casts_pointer(const char* name) {
          starts_with(name, "bpf_skc_to_");
 }
 
+// Size arguments whose helper implementation (BPF_CALL_N) declares them
+// u32/int: __BPF_CAST (include/linux/filter.h) truncates the u64 register,
+// so the helper touches only (u32)reg bytes (ADR 0014).
+struct SizeU32 {
+  const char* proto;
+  uint8_t arg;  // 1-5
+};
+constexpr SizeU32 kSizeU32[] = {
+#define KEEL_LINUX_SIZE_U32(proto, arg) SizeU32{#proto, arg},
+#include "platform/linux/helpers.inc"
+#undef KEEL_LINUX_SIZE_U32
+};
+
+constexpr bool size_read_as_u32(const char* name, int arg) {
+  for (const SizeU32& row : kSizeU32) {
+    if (row.arg == arg && same(name, row.proto)) return true;
+  }
+  return false;
+}
+
 constexpr HelperProto make_proto(const char* name, bool packet_access, LinuxKind ret,
                                  LinuxKind a1, LinuxKind a2, LinuxKind a3, LinuxKind a4,
                                  LinuxKind a5, uint16_t s1, uint16_t s2, uint16_t s3,
@@ -191,6 +211,7 @@ constexpr HelperProto make_proto(const char* name, bool packet_access, LinuxKind
     proto.args[i] = to_arg(args[i]);
     proto.read_only_mem[i] = (args[i].flags & kReadOnly) != 0;
     if ((args[i].flags & kRelease) != 0) proto.release_arg = static_cast<uint8_t>(i + 1);
+    proto.size_u32[i] = size_read_as_u32(name, i + 1);
   }
   proto.acquires = acquires_reference(name);
   proto.ret_shares_ref = casts_pointer(name);
