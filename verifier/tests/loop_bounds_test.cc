@@ -823,6 +823,131 @@ TEST(LoopBoundsShapes, DeepNest) {
   expect_bounded(text, expected, true);
 }
 
+// ------------------------------------------- back edges that are never taken
+
+// The facts prove the back edge's branch never goes that way (Linux 6.1's
+// loops1 "not-taken loop with back jump to 1st insn"): the header runs once.
+TEST(LoopBoundsNeverTaken, BackEdgeTheFactsRuleOut) {
+  expect_bounded(R"(
+  start:
+    mov %r0, 123
+    jeq %r0, 4, start
+    exit
+  )", 3, true);
+}
+
+TEST(LoopBoundsNeverTaken, BackEdgeThatMayBeTakenIsStillALoop) {
+  expect_unbounded(R"(
+  start:
+    mov %r0, %r1
+    jeq %r0, 4, start
+    exit
+  )", 0);
+}
+
+// A path that never runs (r2 is always 5) would loop without stepping the
+// counter; left out, every path that can be taken steps it.
+TEST(LoopBoundsNeverTaken, DeadPathIsLeftOutOfTheStep) {
+  // 2 + 10 x (jge, jne, add, ja) + jge + exit = 44.
+  expect_bounded(R"(
+    mov %r1, 0
+    mov %r2, 5
+  loop:
+    jge %r1, 10, out
+    jne %r2, 7, step
+    ja loop
+  step:
+    add %r1, 1
+    ja loop
+  out:
+    exit
+  )", 44, true);
+}
+
+TEST(LoopBoundsNeverTaken, PathThatMayRunStillCountsAsAStepOfZero) {
+  expect_unbounded(R"(
+    mov %r1, 0
+  loop:
+    jge %r1, 10, out
+    jne %r2, 7, step
+    ja loop
+  step:
+    add %r1, 1
+    ja loop
+  out:
+    exit
+  )", 1);
+}
+
+// The back edges carry a value that fails the exit test on the next run, so
+// the header runs at most twice (Linux 6.1's calls "conditional call 5").
+TEST(LoopBoundsSecondRun, BackEdgeValueFailsTheTest) {
+  // r1 == 0: jeq, mov, ja, jeq, exit.
+  expect_bounded(R"(
+  loop:
+    jeq %r1, 0, body
+    exit
+  body:
+    mov %r1, 1
+    ja loop
+  )", 5, true);
+  // Tested after an offset: 10 + 1 > 5. mov + (add, jgt, mov, ja) + add, jgt + exit.
+  expect_bounded(R"(
+    mov %r0, 0
+  loop:
+    add %r1, 1
+    jgt %r1, 5, out
+    mov %r1, 10
+    ja loop
+  out:
+    exit
+  )", 8, true);
+  // 32-bit: the low half of 0x100000007 + 1 is 8.
+  expect_bounded(R"(
+  loop:
+    add32 %r1, 1
+    jlt32 %r1, 8, body
+    exit
+  body:
+    lddw %r1, 0x100000007
+    ja loop
+  )", 7, true);
+}
+
+TEST(LoopBoundsSecondRun, BackEdgeValueThatPassesTheTestIsStillALoop) {
+  // r1 = 0 every run: the loop never ends.
+  expect_unbounded(R"(
+  loop:
+    jeq %r1, 0, body
+    exit
+  body:
+    mov %r1, 0
+    ja loop
+  )", 0);
+  // 5 - 1 <= 4 stays: the offset counts.
+  expect_unbounded(R"(
+    mov %r0, 0
+  loop:
+    sub %r1, 1
+    jgt %r1, 4, out
+    mov %r1, 5
+    ja loop
+  out:
+    exit
+  )", 1);
+  // Some back edge carries a value that stays.
+  expect_unbounded(R"(
+  loop:
+    jeq %r1, 0, body
+    exit
+  body:
+    mov %r1, 1
+    jne %r2, 0, loop
+    mov %r1, 0
+    ja loop
+  )", 0);
+}
+
 // ---------------------------------------------------------------- rejected
 
 TEST(LoopBoundsRejected, NoTestOnTheCounter) {

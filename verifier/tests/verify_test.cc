@@ -278,6 +278,59 @@ TEST(Verify, HelperResultBoundedBySizeArgument) {
   EXPECT_FALSE(v.ok()) << c.text;
 }
 
+// A size the helper's implementation reads as 32 bits (HelperProto::size_u32,
+// ADR 0014) is checked by its low half only: probe_read_kernel's u32 size
+// with an unknown upper half passes; the same register fails for
+// ringbuf_output, whose size is a u64, and when the low half is too big.
+// r6 = unknown upper 32 bits | low 32 bits in [1, 15] (tnum 1 + 0b1110).
+const char* kUpperUnknownSize =
+    "ldxdw %r6, [%r1+0]\nlsh %r6, 32\n"
+    "ldxdw %r7, [%r1+8]\nand %r7, 14\nor %r7, 1\nor %r6, %r7\n"
+    "stdw [%r10-16], 0\nstdw [%r10-8], 0\n";
+
+TEST(Verify, SizeReadAs32BitsChecksTheLowHalf) {
+  Checker c;
+  const std::string read = std::string(kUpperUnknownSize) +
+                           "mov %r1, %r10\nadd %r1, -16\nmov %r2, %r6\nmov %r3, 0\ncall 113\n"
+                           "mov %r0, 0\nexit\n";
+  EXPECT_ACCEPT(c, read, "kprobe");
+  // The low half up to 31: more than the 16-byte buffer.
+  std::string wide = read;
+  wide.replace(wide.find("and %r7, 14"), 11, "and %r7, 30");
+  EXPECT_REJECT(c, wide, stack_out_of_bounds, "kprobe");
+  // trace_printk's u32 size must be > 0 in the low half, which may be 0 here.
+  const std::string zero_low = "ldxdw %r6, [%r1+0]\nlsh %r6, 32\nldxdw %r7, [%r1+8]\nand %r7, 15\n"
+                               "or %r6, %r7\nstdw [%r10-16], 0\nstdw [%r10-8], 0\n"
+                               "mov %r1, %r10\nadd %r1, -16\nmov %r2, %r6\ncall 6\nmov %r0, 0\nexit\n";
+  EXPECT_REJECT(c, zero_low, helper_argument, "kprobe");
+  // ringbuf_output(map, data, size, flags): the size is a u64 (BPF_CALL_4 in
+  // kernel/bpf/ringbuf.c), so all 64 bits must be bounded.
+  c.maps = {testing::map_of(MapType::ringbuf, 0, 0, 4096)};
+  const std::string output = std::string(kUpperUnknownSize) +
+                             "lddw %r1, map_fd 0\nmov %r2, %r10\nadd %r2, -16\nmov %r3, %r6\n"
+                             "mov %r4, 0\ncall 130\nmov %r0, 0\nexit\n";
+  EXPECT_REJECT(c, output, helper_argument, "kprobe");
+  std::string output_bounded = output;
+  output_bounded.replace(output_bounded.find("lsh %r6, 32"), 11, "mov %r6, 0");
+  EXPECT_ACCEPT(c, output_bounded, "kprobe");
+}
+
+// probe_read_kernel_str returns at most its (32-bit) size: [-4095, 15] here,
+// whatever the upper half of r2.
+TEST(Verify, SizeReadAs32BitsBoundsTheResult) {
+  Checker c;
+  const std::string use_result = std::string(kUpperUnknownSize) +
+                                 "mov %r1, %r10\nadd %r1, -16\nmov %r2, %r6\nmov %r3, 0\ncall 115\n"
+                                 "jslt %r0, 0, +4\n"
+                                 "mov %r1, %r10\nadd %r1, -16\nadd %r1, %r0\n"  // at most fp-1
+                                 "ldxb %r0, [%r1+0]\n"
+                                 "mov %r0, 0\nexit\n";
+  EXPECT_ACCEPT(c, use_result, "kprobe");
+  std::string past = use_result;
+  past.replace(past.find("add %r1, -16\nadd"), 12, "add %r1, -15");  // up to fp+0
+  EXPECT_REJECT(c, past, stack_out_of_bounds, "kprobe");
+}
+
 // ---- Packets ---------------------------------------------------------------------------
 
 const char* kXdpHead = "ldxw %r2, [%r1+0]\nldxw %r3, [%r1+4]\nmov %r4, %r2\nadd %r4, 14\n";
@@ -472,6 +525,28 @@ TEST(Verify, Atomics) {
   EXPECT_REJECT(c, "mov %r2, 2\nlock add32 [%r1+0], %r2\nmov %r0, 0\nexit\n", invalid_dereference);
   // The fetch forms write the old value back into the source register.
   EXPECT_ACCEPT(c, "stdw [%r10-8], 1\nmov %r1, 2\nlock fetch add [%r10-8], %r1\nmov %r0, %r1\nexit\n");
+}
+
+// A fetch from a stack slot reads what a load of its size would (Linux 6.1
+// check_atomic fills load_reg): from a spilled 0 the fetched value is 0, so
+// `r5` (uninitialized) is never read. The slot itself becomes unknown.
+TEST(Verify, AtomicFetchFromTheStackReadsTheSpilledValue) {
+  Checker c;
+  const std::string use = "jne %r1, 0, +2\nmov %r0, %r1\nexit\nmov %r0, %r5\nexit\n";
+  const std::string zero = "mov %r0, 0\nstxdw [%r10-8], %r0\nmov %r1, 1\n";
+  EXPECT_ACCEPT(c, zero + "lock fetch add [%r10-8], %r1\n" + use);
+  EXPECT_ACCEPT(c, zero + "lock xchg [%r10-8], %r1\n" + use);
+  // 32 bits of a spilled 1 << 32 are 0.
+  EXPECT_ACCEPT(c, "lddw %r0, 0x100000000\nstxdw [%r10-8], %r0\nmov %r1, 1\nlock fetch add32 [%r10-8], %r1\n" + use);
+  // cmpxchg fetches into r0.
+  EXPECT_ACCEPT(c, zero + "lock cmpxchg [%r10-8], %r1\nmov %r1, %r0\n" + use);
+  // An unknown spill, a nonzero one, and the slot after the first fetch.
+  EXPECT_REJECT(c, "ldxw %r0, [%r1+0]\nstxdw [%r10-8], %r0\nmov %r1, 1\nlock fetch add [%r10-8], %r1\n" + use,
+                uninit_register);
+  EXPECT_REJECT(c, "lddw %r0, 0x100000001\nstxdw [%r10-8], %r0\nmov %r1, 1\nlock fetch add32 [%r10-8], %r1\n" + use,
+                uninit_register);
+  EXPECT_REJECT(c, zero + "lock fetch add [%r10-8], %r1\nmov %r1, 1\nlock fetch add [%r10-8], %r1\n" + use,
+                uninit_register);
 }
 
 TEST(Verify, StrictAlignment) {
@@ -755,6 +830,29 @@ TEST(Verify, NestedLoopsAreBounded) {
   ASSERT_TRUE(v.ok()) << c.text << "\n" << nested_loops(3);
   EXPECT_GE(v.max_insns_executed, 1000u);  // the innermost body runs 10^3 times
   EXPECT_REJECT(c, "mov %r0, 0\nl:\nadd %r0, 1\nja l\n", unbounded_loop);
+}
+
+// The first iteration is analysed apart from the later ones (analyze.cc
+// join_at): r0 is written by the call before the back edge, and the exit
+// edge needs r6 > 10000, which the first run (r6 = 1) never has (Linux
+// 6.1's loops1 "bounded loop that jumps out rather than in").
+TEST(Verify, FirstIterationIsPeeled) {
+  Checker c;
+  const std::string loop = "mov %r6, 0\nl:\nadd %r6, 1\njgt %r6, LIMIT, out\ncall 7\nja l\nout:\nexit\n";
+  auto with = [&](const char* limit) {
+    std::string s = loop;
+    s.replace(s.find("LIMIT"), 5, limit);
+    return s;
+  };
+  EXPECT_ACCEPT(c, with("10000"), "tracepoint");
+  // The first run may leave (r6 = 1 > 0) before r0 is written.
+  EXPECT_REJECT(c, with("0"), uninit_register, "tracepoint");
+  // Facts at a peeled header keep the first run: it takes the back edge
+  // (r2 = 0), the second does not, so the bound counts two runs:
+  // 2 + 2 x (add, mov, mov, jeq) + exit.
+  const Verdict v = c.run("mov %r0, 0\nmov %r1, 0\nl:\nadd %r0, 1\nmov %r2, %r1\nmov %r1, 1\njeq %r2, 0, l\nexit\n");
+  ASSERT_TRUE(v.ok()) << c.text;
+  EXPECT_EQ(v.max_insns_executed, 11u);
 }
 
 // One block ending in exit: verify() counts its slots itself rather than

@@ -258,7 +258,9 @@ bool is_cond_jump(Op op) { return op >= Op::jeq64_imm && op < Op::ja; }
 // and each successor gets what neither path alone allows (Linux walks each
 // path separately). Likewise a register that holds a pointer on one path
 // and another kind of value on the other (a map value or a stack buffer,
-// chosen by a flag) is unusable after the join. So a block keeps up to
+// chosen by a flag) is unusable after the join, and so is one NULL on one
+// path and not on the other that a test of another value, not of the
+// pointer, proves non-NULL where it is used. So a block keeps up to
 // kPartitions entry states, told apart by the constants they hold in the
 // registers that a conditional jump at most kPartitionDistance blocks
 // ahead depends on, and by the pointers that their join would make
@@ -280,11 +282,14 @@ bool is_cond_jump(Op op) { return op >= Op::jeq64_imm && op < Op::ja; }
 // and they join again once the pointer is dead. The slots are one 64-bit
 // set per block (Engine::partition_slots), not a set of the three kinds per
 // slot: only what a fill feeds ahead counts, and the key compares a slot
-// only when one of the two states holds a pointer spill there.
+// only when one of the two states holds a pointer spill there. Telling NULL
+// from non-NULL adds no state beyond kPartitions per block, and no pass:
+// it is one more way two states at a block disagree (join_keeps_use).
 constexpr uint32_t kPartitions = 8;
 constexpr uint32_t kPartitionDistance = 4;
 constexpr uint32_t kFlagBits = 10;  // r0-r9 per set in Engine::partition_flags
 constexpr uint32_t kFlagMask = (1u << kFlagBits) - 1;
+constexpr uint32_t kUncheckedShift = 3 * kFlagBits;  // Ahead::unchecked in Engine::partition_flags
 
 // Unprivileged programs are not partitioned: Linux rejects one pointer
 // arithmetic instruction run with different maps, offsets or scalars on
@@ -294,17 +299,28 @@ constexpr uint32_t kFlagMask = (1u << kFlagBits) - 1;
 bool partitioned(const Run& run, uint32_t b) {
   const Engine& e = run.e;
   return e.partition_flags != nullptr && e.options.privileged &&
-         (e.partition_flags[b] != 0 || (e.partition_slots != nullptr && e.partition_slots[b] != 0)) &&
+         (e.partition_flags[b] != 0 || (e.partition_slots != nullptr && e.partition_slots[2 * size_t{b}] != 0)) &&
          e.cfg.blocks[b].loop == Cfg::kNone && (run.table.index == nullptr || run.table.index[b] == Cfg::kNone);
 }
 
 // Whether the join of x and y is as usable as each (a pointer on one path
 // and something else on the other, or two maps that do not join, is not).
-bool join_keeps_use(const RegState& x, const RegState& y, const MapTable& maps) {
+bool join_keeps_use(const RegState& x, const RegState& y, const MapTable& maps, bool unchecked) {
   // (Pointers that depend on different references do not join: state.cc.)
   if (x.kind == y.kind && x.region == y.region && x.frame == y.frame && x.ref == y.ref) return true;
-  const RegKind joined = join_reg(x, y, false, maps).kind;
-  return joined != RegKind::mixed && joined != RegKind::uninit;
+  const RegState joined = join_reg(x, y, false, maps);
+  if (joined.kind == RegKind::mixed || joined.kind == RegKind::uninit) return false;
+  // A pointer that is NULL on one path and not on the other becomes
+  // maybe-NULL, which no load, store or non-NULL argument takes: when the
+  // program knows which path it is on from another value (cilium's
+  // `info = lookup(); found = info && ...;` tested far ahead, lib/nodeport.h),
+  // only separate partitions keep that knowledge. Both maybe-NULL already,
+  // or a NULL test of the pointer itself ahead (not `unchecked`): the join
+  // loses nothing.
+  if (!unchecked) return true;
+  const bool x_non_null = x.is_pointer() && !x.maybe_null();
+  const bool y_non_null = y.is_pointer() && !y.maybe_null();
+  return !joined.maybe_null() || (!x_non_null && !y_non_null);
 }
 
 // What a fill of `slot` of s's top frame gives, as join_into sees it: the
@@ -322,8 +338,9 @@ RegState slot_value(const State& s, uint32_t slot) {
 }
 
 // What joining a and b loses at a block with partition flags `flags` and
-// slots `slots`; 0 when they belong to one partition. A pointer used ahead,
-// in a register or in one of `slots`, that the join makes unusable costs
+// slot sets `slot_sets` (Engine::partition_slots: the pointer slots, then
+// the unchecked ones); 0 when they belong to one partition. A pointer used
+// ahead, in a register or in one of the slots, that the join makes unusable costs
 // kLossPointer; a constant that differs (or is a constant on one side only)
 // kLossHere in a register the block's own jump tests (`here`), kLossTested
 // in one tested further ahead, kLossOffset in one only used as a base (an
@@ -333,12 +350,14 @@ constexpr uint32_t kLossOffset = 1;
 constexpr uint32_t kLossTested = 2;
 constexpr uint32_t kLossHere = 4;
 constexpr uint32_t kLossPointer = 8;
+constexpr uint64_t kNoSlots[2] = {0, 0};  // a function without stack fills
 
-uint32_t join_loss(const State& a, const State& b, uint32_t flags, uint64_t slots, uint32_t here,
+uint32_t join_loss(const State& a, const State& b, uint64_t flags, const uint64_t* slot_sets, uint32_t here,
                    const MapTable& maps, bool first) {
   const uint32_t tested = flags & kFlagMask;
   const uint32_t exact = (flags | flags >> kFlagBits) & kFlagMask;
   const uint32_t usable = exact | ((flags >> (2 * kFlagBits)) & kFlagMask);
+  const uint32_t unchecked = (flags >> kUncheckedShift) & kFlagMask;
   const RegState* x = a.top().regs;
   const RegState* y = b.top().regs;
   uint32_t loss = 0;
@@ -349,11 +368,12 @@ uint32_t join_loss(const State& a, const State& b, uint32_t flags, uint64_t slot
       const bool cx = x[r].value.is_const();
       if (cx == y[r].value.is_const() && (!cx || x[r].value.bits.value == y[r].value.bits.value)) continue;
       loss += ((here >> r) & 1u) != 0 ? kLossHere : ((tested >> r) & 1u) != 0 ? kLossTested : kLossOffset;
-    } else if (!join_keeps_use(x[r], y[r], maps)) {
+    } else if (!join_keeps_use(x[r], y[r], maps, ((unchecked >> r) & 1u) != 0)) {
       loss += kLossPointer;
     }
     if (first && loss != 0) return loss;
   }
+  uint64_t slots = slot_sets[0];
   if (slots == 0 || (a.spill_count == 0 && b.spill_count == 0)) return loss;
   const uint32_t top = a.frame_count - 1u;
   for (; slots != 0; slots &= slots - 1) {
@@ -362,7 +382,8 @@ uint32_t join_loss(const State& a, const State& b, uint32_t flags, uint64_t slot
     const Spill* sy = b.find_spill(top, slot);
     const bool px = sx != nullptr && sx->reg.kind != RegKind::scalar;
     const bool py = sy != nullptr && sy->reg.kind != RegKind::scalar;
-    if ((px || py) && !join_keeps_use(slot_value(a, slot), slot_value(b, slot), maps)) {
+    if ((px || py) &&
+        !join_keeps_use(slot_value(a, slot), slot_value(b, slot), maps, ((slot_sets[1] >> slot) & 1u) != 0)) {
       loss += kLossPointer;
       if (first) return loss;
     }
@@ -423,7 +444,7 @@ uint16_t flags_before(const Insn& insn, uint16_t live);
 // the partition `incoming` joins (a freed one when two others were joined),
 // or kPartitions when the arena is exhausted. In loop-free code every merge
 // into a block comes before its visit, so this costs no visit.
-uint32_t make_room(Run& run, uint32_t target, const State& incoming, uint32_t flags, uint64_t slots) {
+uint32_t make_room(Run& run, uint32_t target, const State& incoming, uint64_t flags, const uint64_t* slots) {
   const uint32_t local = target - run.base;
   const Cfg::Block& block = run.e.cfg.blocks[target];
   uint16_t here = 0;  // at the block's entry: what its own jump tests (a flag may be shifted first)
@@ -458,8 +479,8 @@ uint32_t make_room(Run& run, uint32_t target, const State& incoming, uint32_t fl
 uint32_t partition_of(Run& run, uint32_t target, const State& incoming) {
   if (!partitioned(run, target)) return 0;
   const uint32_t local = target - run.base;
-  const uint32_t flags = run.e.partition_flags[target];
-  const uint64_t slots = run.e.partition_slots != nullptr ? run.e.partition_slots[target] : 0;
+  const uint64_t flags = run.e.partition_flags[target];
+  const uint64_t* slots = run.e.partition_slots != nullptr ? run.e.partition_slots + 2 * size_t{target} : kNoSlots;
   for (uint32_t p = 0; p < kPartitions; ++p) {
     State** slot = slot_of(run, local, p);
     if (slot == nullptr || *slot == nullptr || join_loss(**slot, incoming, flags, slots, 0, run.e.maps, true) == 0) {
@@ -482,6 +503,24 @@ bool join_at(Run& run, uint32_t target, State*& slot, uint32_t p, const State& i
     return true;
   }
   if (state_leq(incoming, *slot, e.maps)) return true;
+  if (is_header(e.cfg, target) && run.visits[local] == 1 && run.dirty[local] == 0 &&
+      e.cfg.in_loop(e.cfg.block_of(pc), e.cfg.blocks[target].loop)) {
+    // The first back edge into a header whose one visit ran the entry state
+    // through: that visit already sent the first run to its successors,
+    // whose entry states only grow, so later runs start from the back
+    // edges' states alone (the first iteration peeled, as Linux walks it
+    // apart from the rest). A register the loop writes before its back edge
+    // is then not joined with its value from before the loop (uninit, say)
+    // on exits only a later run takes (loops1 "bounded loop that jumps out
+    // rather than in"). Once per header per analysis of its function.
+    State* later = e.pool.copy(incoming);
+    if (later == nullptr) return e.oom(pc);
+    e.pool.release(slot);
+    slot = later;
+    run.dirty[local] = static_cast<uint8_t>(run.dirty[local] | (1u << p));
+    set_pending(run, target);
+    return true;
+  }
   // FIXME: design.md promises one narrowing pass after widening; not done
   // yet (precision only: the widened states are sound). Registers stepped
   // beside a counter are narrowed by their proven range (merge).
@@ -531,9 +570,22 @@ void record_facts(Run& run, uint32_t b, const State& s) {
   const uint32_t index = run.table.index == nullptr ? Cfg::kNone : run.table.index[b];
   if (index == Cfg::kNone) return;
   ExitFacts& f = run.local[index - run.table.fn_first[run.fn]];
+  const RegState* regs = s.top().regs;
+  if (f.seen != 0 && is_header(run.e.cfg, b)) {
+    // A peeled header's later visits no longer see the first run (join_at):
+    // the facts keep every visit's.
+    uint32_t valid = 0;
+    for (uint32_t r = 0; r < kRegisterCount; ++r) {
+      if (((f.valid >> r) & 1u) != 0 && regs[r].kind == RegKind::scalar) {
+        valid |= 1u << r;
+        f.regs[r] = join(f.regs[r], regs[r].value);
+      }
+    }
+    f.valid = valid;
+    return;
+  }
   f.seen = 1;
   f.valid = 0;
-  const RegState* regs = s.top().regs;
   for (uint32_t r = 0; r < kRegisterCount; ++r) {
     if (regs[r].kind == RegKind::scalar) {
       f.valid |= 1u << r;
@@ -1158,12 +1210,18 @@ uint16_t call_arguments(const Engine& e, const Insn& insn, uint8_t* known) {
 // What compute_partition_flags carries backward from the blocks ahead:
 // registers a conditional jump tests, registers a load or store uses as its
 // base, registers used as pointers (bases and call arguments), and the
-// stack slots whose fill is used as a pointer.
+// stack slots whose fill is used as a pointer. `unchecked` and
+// `unchecked_slots`, subsets of the last two, leave out what a NULL test
+// (`if rN == 0`, 64-bit) of the register comes before the use: a pointer
+// NULL on one path and not on another splits partitions only where no test
+// of its own tells them apart (cilium re-tests `info` often; join_loss).
 struct Ahead {
   uint16_t tested = 0;
   uint16_t bases = 0;
   uint16_t pointers = 0;
+  uint16_t unchecked = 0;
   uint64_t slots = 0;
+  uint64_t unchecked_slots = 0;
 };
 
 // Backward over one instruction. A fill of a pointer register adds its
@@ -1178,21 +1236,27 @@ void step_back(const Engine& e, const Insn& insn, Ahead& a, uint8_t* known) {
     a.tested = alu_before(insn, a.tested);
     a.bases = alu_before(insn, a.bases);
     a.pointers = alu_before(insn, a.pointers);
+    a.unchecked = alu_before(insn, a.unchecked);
     return;
   }
   if (is_cond_jump(op)) {
     a.tested = flags_before(insn, a.tested);
+    if ((op == Op::jeq64_imm || op == Op::jne64_imm) && insn.imm == 0) {
+      a.unchecked &= static_cast<uint16_t>(~bit(insn.dst));  // a NULL test: both ways know
+    }
     return;
   }
   if (op >= Op::ldxb && op <= Op::ldxsw) {
     if (op == Op::ldxdw && insn.src == 10 && (a.pointers & bit(insn.dst)) != 0 && insn.offset % 8 == 0) {
       const uint32_t slot = stack_slot(insn.offset);
       if (slot < kSlotCount) a.slots |= uint64_t{1} << slot;
+      if (slot < kSlotCount && (a.unchecked & bit(insn.dst)) != 0) a.unchecked_slots |= uint64_t{1} << slot;
     }
     const uint16_t kept = static_cast<uint16_t>(~bit(insn.dst));
     a.tested &= kept;
     a.bases = static_cast<uint16_t>((a.bases & kept) | bit(insn.src));
     a.pointers = static_cast<uint16_t>((a.pointers & kept) | bit(insn.src));
+    a.unchecked = static_cast<uint16_t>((a.unchecked & kept) | bit(insn.src));
     return;
   }
   if (op >= Op::stb && op <= Op::stxdw) {
@@ -1202,22 +1266,32 @@ void step_back(const Engine& e, const Insn& insn, Ahead& a, uint8_t* known) {
       for (uint32_t slot = stack_slot(insn.offset); slot <= last && slot < kSlotCount; ++slot) {
         if (((a.slots >> slot) & 1u) == 0) continue;
         a.slots &= ~(uint64_t{1} << slot);
-        if (op == Op::stxdw && insn.offset % 8 == 0) a.pointers = static_cast<uint16_t>(a.pointers | bit(insn.src));
+        const bool unchecked = ((a.unchecked_slots >> slot) & 1u) != 0;
+        a.unchecked_slots &= ~(uint64_t{1} << slot);
+        if (op == Op::stxdw && insn.offset % 8 == 0) {
+          a.pointers = static_cast<uint16_t>(a.pointers | bit(insn.src));
+          if (unchecked) a.unchecked = static_cast<uint16_t>(a.unchecked | bit(insn.src));
+        }
       }
     }
     a.bases = static_cast<uint16_t>(a.bases | bit(insn.dst));
     a.pointers = static_cast<uint16_t>(a.pointers | bit(insn.dst));
+    a.unchecked = static_cast<uint16_t>(a.unchecked | bit(insn.dst));
     return;
   }
   const uint16_t kept = static_cast<uint16_t>(~written_by(insn));
   a.tested &= kept;
   a.bases &= kept;
   a.pointers &= kept;
+  a.unchecked &= kept;
   if (op >= Op::atomic32_add && op <= Op::atomic64_cmpxchg) {
     a.bases = static_cast<uint16_t>(a.bases | bit(insn.dst));
     a.pointers = static_cast<uint16_t>(a.pointers | bit(insn.dst));
+    a.unchecked = static_cast<uint16_t>(a.unchecked | bit(insn.dst));
   } else if (op == Op::call_helper || op == Op::call_local || op == Op::callx) {
-    a.pointers = static_cast<uint16_t>(a.pointers | call_arguments(e, insn, known));
+    const uint16_t arguments = call_arguments(e, insn, known);
+    a.pointers = static_cast<uint16_t>(a.pointers | arguments);
+    a.unchecked = static_cast<uint16_t>(a.unchecked | arguments);
   }
 }
 
@@ -1232,12 +1306,13 @@ void step_back(const Engine& e, const Insn& insn, Ahead& a, uint8_t* known) {
 // + 1 backward passes over the instructions, blocks in post-order so that
 // the unbounded sets need one pass for loop-free code and one more per loop
 // nesting level (a set cut short only partitions less). `next` has room for
-// block_count entries.
-void compute_partition_flags(const Engine& e, uint32_t* flags, uint32_t* next, uint64_t* slots) {
+// block_count entries. A fourth set (kUncheckedShift) and the second slot
+// set of each block (slots[2b + 1]) are Ahead's unchecked ones.
+void compute_partition_flags(const Engine& e, uint64_t* flags, uint64_t* next, uint64_t* slots) {
   const Cfg& cfg = e.cfg;
   const uint32_t n = cfg.block_count;
-  std::memset(flags, 0, n * sizeof(uint32_t));
-  std::memset(next, 0, n * sizeof(uint32_t));
+  std::memset(flags, 0, n * sizeof(uint64_t));
+  std::memset(next, 0, n * sizeof(uint64_t));
   uint8_t known[256];
   std::memset(known, 0, sizeof(known));
   constexpr uint32_t kPointerShift = 2 * kFlagBits;
@@ -1245,22 +1320,30 @@ void compute_partition_flags(const Engine& e, uint32_t* flags, uint32_t* next, u
     for (uint32_t i = cfg.rpo_count; i-- > 0;) {
       const uint32_t b = cfg.rpo[i];
       const Cfg::Block& block = cfg.blocks[b];
-      uint32_t later = 0;
-      uint32_t now = 0;  // this pass's sets of the successors already done
+      uint64_t later = 0;
+      uint64_t now = 0;  // this pass's sets of the successors already done
       Ahead a;
       for (const Cfg::Edge& edge : cfg.successors(b)) {
         later |= flags[edge.to];
         now |= next[edge.to];
-        if (slots != nullptr) a.slots |= slots[edge.to];
+        if (slots != nullptr) {
+          a.slots |= slots[2 * size_t{edge.to}];
+          a.unchecked_slots |= slots[2 * size_t{edge.to} + 1];
+        }
       }
       a.tested = static_cast<uint16_t>(later & kFlagMask);
       a.bases = static_cast<uint16_t>((later >> kFlagBits) & kFlagMask);
       a.pointers = static_cast<uint16_t>(((later | now) >> kPointerShift) & kFlagMask);
+      a.unchecked = static_cast<uint16_t>(((later | now) >> kUncheckedShift) & kFlagMask);
       for (uint32_t pc = block.last + 1; pc-- > block.first;) step_back(e, e.insns[pc], a, known);
-      next[b] = (a.tested & kFlagMask) | (a.bases & kFlagMask) << kFlagBits | (a.pointers & kFlagMask) << kPointerShift;
-      if (slots != nullptr) slots[b] = a.slots;
+      next[b] = (a.tested & kFlagMask) | uint64_t{a.bases & kFlagMask} << kFlagBits |
+                uint64_t{a.pointers & kFlagMask} << kPointerShift | uint64_t{a.unchecked & kFlagMask} << kUncheckedShift;
+      if (slots != nullptr) {
+        slots[2 * size_t{b}] = a.slots;
+        slots[2 * size_t{b} + 1] = a.unchecked_slots;
+      }
     }
-    std::memcpy(flags, next, n * sizeof(uint32_t));
+    std::memcpy(flags, next, n * sizeof(uint64_t));
   }
 }
 
@@ -1289,8 +1372,8 @@ bool analyze_with_flags(Engine& e, LoopFactTable& table, State* entry) {
   void* flags = nullptr;
   void* slots = nullptr;
   if (has_join(e.cfg) && e.options.privileged) {  // partitioned() is false otherwise
-    bytes = sizeof(uint32_t) * size_t{e.cfg.block_count};
-    slot_bytes = has_stack_fill(e) ? sizeof(uint64_t) * size_t{e.cfg.block_count} : 0;
+    bytes = sizeof(uint64_t) * size_t{e.cfg.block_count};
+    slot_bytes = has_stack_fill(e) ? 2 * sizeof(uint64_t) * size_t{e.cfg.block_count} : 0;
     flags = e.pool.allocate_raw(bytes);
     void* next = e.pool.allocate_raw(bytes);
     slots = slot_bytes != 0 ? e.pool.allocate_raw(slot_bytes) : nullptr;
@@ -1301,10 +1384,10 @@ bool analyze_with_flags(Engine& e, LoopFactTable& table, State* entry) {
       e.pool.release(entry);
       return e.oom(0);
     }
-    compute_partition_flags(e, static_cast<uint32_t*>(flags), static_cast<uint32_t*>(next),
+    compute_partition_flags(e, static_cast<uint64_t*>(flags), static_cast<uint64_t*>(next),
                             static_cast<uint64_t*>(slots));
     e.pool.release_raw(next, bytes);
-    e.partition_flags = static_cast<uint32_t*>(flags);
+    e.partition_flags = static_cast<uint64_t*>(flags);
     e.partition_slots = static_cast<uint64_t*>(slots);
   }
   State* exit_state = nullptr;

@@ -31,8 +31,8 @@ struct Engine {
   Verdict verdict;      // the first failure
   uint32_t trace_pc = UINT32_MAX;  // describe_state(): capture the states entering this pc
   State* trace = nullptr;
-  const uint32_t* partition_flags = nullptr;  // per block: analyze.cc's path partitions
-  const uint64_t* partition_slots = nullptr;  // per block: stack slots the partitions compare (analyze.cc)
+  const uint64_t* partition_flags = nullptr;  // per block: analyze.cc's path partitions
+  const uint64_t* partition_slots = nullptr;  // two per block: stack slots the partitions compare (analyze.cc)
   uint8_t* access_kinds = nullptr;  // per pc: the pointers its load/store used (memory.cc, note_access)
   // While a callback is analysed (analyze.cc, do_callback): the caller's
   // state it was entered with, whose references it may neither keep nor

@@ -352,12 +352,28 @@ uint32_t child_holding(const Cfg& cfg, uint32_t l, uint32_t b) {
   return c;
 }
 
-// ---- Step 1: the symbolic pass. Fills w.states (at unit starts) and `back`
-// (the join over back edges).
+bool value_along(const Work& w, const Cfg::Edge& e, uint8_t reg, Scalar& out);
 
-void symbolic_pass(Work& w, uint32_t l, uint32_t n, State& back) {
+// False when e leaves a conditional jump that the facts at the end of its
+// source prove never goes that way. The facts hold on every run, so such an
+// edge is never taken: a back edge behind one is no loop (Linux 6.1 never
+// walks it either: is_branch_taken prunes the branch before push_stack).
+bool edge_feasible(const Work& w, const Cfg::Edge& e) {
+  if (e.kind != Cfg::EdgeKind::taken && e.kind != Cfg::EdgeKind::not_taken) return true;
+  Scalar unused;
+  return value_along(w, e, w.cfg.insns[terminator_pc(w.cfg, e.from)].dst, unused);
+}
+
+// ---- Step 1: the symbolic pass. Fills w.states (at unit starts) and `back`
+// (the join over back edges). Edges the facts prove never taken are left
+// out, so `back` and `latch_dom` (the nearest common dominator of the
+// sources of the back edges that remain) describe only back edges that can
+// be taken. False when none remains: the header then runs once per entry.
+
+bool symbolic_pass(Work& w, uint32_t l, uint32_t n, State& back, uint32_t& latch_dom) {
   const Cfg& cfg = w.cfg;
   const uint32_t header = cfg.loops[l].header;
+  latch_dom = kNone;
   for (uint32_t i = 0; i < n; ++i) w.seen[i] = false;
   for (uint8_t r = 0; r < kRegisterCount; ++r) {
     Sym& s = w.states[0][r];  // units[0] is the header: it dominates the loop
@@ -367,10 +383,14 @@ void symbolic_pass(Work& w, uint32_t l, uint32_t n, State& back) {
   }
   w.seen[0] = true;
   bool any_back = false;
-  auto deliver = [&](uint32_t to, const State& st) {
+  auto deliver = [&](const Cfg::Edge& e, const State& st) {
+    if (!edge_feasible(w, e)) return;
+    const uint32_t to = e.to;
     if (to == header) {
       if (any_back) join_into(back, st); else copy(back, st);
       any_back = true;
+      if (latch_dom == kNone) latch_dom = e.from;
+      while (!cfg.dominates(latch_dom, e.from)) latch_dom = cfg.blocks[latch_dom].idom;  // stays in the loop
     } else if (cfg.in_loop(to, l)) {
       const uint32_t u = w.unit_of[to];
       if (w.seen[u]) join_into(w.states[u], st); else copy(w.states[u], st);
@@ -385,17 +405,17 @@ void symbolic_pass(Work& w, uint32_t l, uint32_t n, State& back) {
     const uint32_t inner = cfg.blocks[b].loop;
     if (inner == l) {
       transfer_block(cfg, b, cur);
-      for (const Cfg::Edge& e : cfg.successors(b)) deliver(e.to, cur);
+      for (const Cfg::Edge& e : cfg.successors(b)) deliver(e, cur);
     } else {
       // A nested loop: registers it never writes keep their entry value in
       // every block of it; the others are unknown there (no inner fixpoint).
       clobber(cur, w.written[inner]);
       for (const Cfg::LoopExit& x : cfg.loop_exit_candidates(inner)) {
-        if (cfg.leaves(x, inner)) deliver(cfg.edges[x.edge].to, cur);
+        if (cfg.leaves(x, inner)) deliver(cfg.edges[x.edge], cur);
       }
     }
   }
-  if (!any_back) clobber(back, 0x7ff);  // cannot happen: a loop has a back edge
+  return any_back;
 }
 
 // The symbolic state at the end of block s (in loop l, before its jump).
@@ -524,20 +544,49 @@ bool try_test(const Work& w, uint32_t l, uint32_t test_block, const State& st, c
   return trip_bound(t, trips);
 }
 
-// Step 2: the smallest trip bound over the loop's exit tests.
-bool trip_count(const Work& w, uint32_t l, const State& back, uint64_t& best) {
+// What register r holds when the header runs again: the join of what the
+// back edges that can be taken carry (from the facts, which hold on every
+// run, so on the last one before each later run). O(back edges) per register.
+void later_run_entry(const Work& w, uint32_t l, Scalar (&later)[kRegisterCount]) {
+  const Cfg& cfg = w.cfg;
+  for (uint8_t r = 0; r < kRegisterCount; ++r) {
+    bool any = false;
+    for (uint32_t e : cfg.loop_back_edges(l)) {
+      Scalar v;
+      if (!cfg.reachable(cfg.edges[e].from) || !value_along(w, cfg.edges[e], r, v)) continue;
+      later[r] = any ? join(later[r], v) : v;
+      any = true;
+    }
+    if (!any) later[r] = Scalar::unknown();
+  }
+}
+
+// The value `reg` holds at the end of test block s on the header's second
+// and later runs: `header value + [lo, hi]` with the header value from
+// `later`; a constant or a register the loop never writes as it is. For a
+// 32-bit relation only the low half is right, so only a 32-bit compare may use it.
+Scalar later_run_value(const Work& w, uint32_t l, uint32_t s, const State& st, uint8_t reg, Width width,
+                       const Scalar (&later)[kRegisterCount]) {
+  const Sym& sym = st[reg];
+  if (sym.kind == SymKind::constant) return Scalar::constant(static_cast<uint64_t>(sym.lo));
+  if ((w.written[l] & reg_bit(reg)) == 0) return fact(w, s, reg);
+  if (sym.kind == SymKind::rel64 || (sym.kind == SymKind::rel32 && width == Width::w32)) {
+    // |lo|, |hi| <= 2^48 (kMaxLoopDelta); the sum wraps as the register does.
+    return alu(AluOp::add, Width::w64, later[sym.base], Scalar::from_srange(sym.lo, sym.hi));
+  }
+  return Scalar::unknown();
+}
+
+// Step 2: the smallest trip bound over the loop's exit tests; latch_dom is
+// the nearest common dominator of the sources of the back edges that can
+// be taken (symbolic_pass).
+bool trip_count(const Work& w, uint32_t l, const State& back, uint32_t latch_dom, uint64_t& best) {
   const Cfg& cfg = w.cfg;
   bool found = false;
   State st;
-  // The test must run on every iteration: its block must dominate every
-  // back-edge source, i.e. their nearest common dominator (found by walking
-  // up the dominator tree; each step stays within the loop).
-  const Cfg::Span<uint32_t> back_edges = cfg.loop_back_edges(l);
-  if (back_edges.size == 0) return false;  // not a loop (cannot happen)
-  uint32_t latch_dom = cfg.edges[back_edges[0]].from;
-  for (uint32_t e : back_edges) {
-    while (!cfg.dominates(latch_dom, cfg.edges[e].from)) latch_dom = cfg.blocks[latch_dom].idom;
-  }
+  Scalar later[kRegisterCount];
+  bool later_known = false;
+  // The test must run on every iteration: its block must dominate latch_dom.
   for (const Cfg::LoopExit& x : cfg.loop_exit_candidates(l)) {
     if (!cfg.leaves(x, l)) continue;
     const Cfg::Edge& exit = cfg.edges[x.edge];
@@ -547,7 +596,22 @@ bool trip_count(const Work& w, uint32_t l, const State& back, uint64_t& best) {
     const Insn& insn = cfg.insns[terminator_pc(cfg, s)];
     JmpOp jmp;
     Width width;
-    if (!jmp_of(insn.op, jmp, width) || jmp == JmpOp::jset) continue;
+    if (!jmp_of(insn.op, jmp, width)) continue;
+    // A loop whose second run leaves here runs its header at most twice:
+    // Linux 6.1 walks the first iteration and finds the back edge's branch
+    // not taken on the next (is_branch_taken), whatever the counter.
+    state_at_end(w, l, s, st);
+    if (!later_known) later_run_entry(w, l, later);
+    later_known = true;
+    const bool uses_src = jump_uses_src(insn.op);
+    Scalar a = later_run_value(w, l, s, st, insn.dst, width, later);
+    Scalar b = uses_src ? later_run_value(w, l, s, st, insn.src, width, later)
+                        : Scalar::constant(static_cast<uint64_t>(insn.imm));
+    if (!refine(jmp, width, exit.kind == Cfg::EdgeKind::not_taken, a, b)) {
+      best = found && best < 2 ? best : 2;
+      found = true;
+    }
+    if (jmp == JmpOp::jset) continue;
     StayRel rel = StayRel::eq;
     bool is_signed = false;
     switch (jmp) {
@@ -565,8 +629,6 @@ bool trip_count(const Work& w, uint32_t l, const State& back, uint64_t& best) {
     }
     // The loop stays on the edge that is not the exit.
     if (exit.kind == Cfg::EdgeKind::taken) rel = negate(rel);
-    state_at_end(w, l, s, st);
-    const bool uses_src = jump_uses_src(insn.op);
     uint64_t trips;
     if (try_test(w, l, s, st, back, insn.dst, uses_src ? insn.src : kNoReg, insn.imm, rel, is_signed, width,
                  trips)) {
@@ -748,9 +810,9 @@ LoopBoundResult bound_loops(const Cfg& cfg, const LoopFacts& facts, const LoopBo
       if (cfg.loops[l].function != f) continue;
       State back;
       const uint32_t n = collect_units(w, l);
-      symbolic_pass(w, l, n, back);
-      uint64_t trips = 0;
-      const bool proven = trip_count(w, l, back, trips);
+      uint32_t latch_dom = kNone;
+      uint64_t trips = 1;  // no back edge can be taken: one run per entry
+      const bool proven = !symbolic_pass(w, l, n, back, latch_dom) || trip_count(w, l, back, latch_dom, trips);
       if (!proven || trips > options.max_trips) {
         result.error = LoopBoundError::unbounded_loop;
         result.pc = cfg.blocks[cfg.loops[l].header].first;

@@ -683,6 +683,7 @@ bool step_atomic(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
   }
   // Atomics are always checked strictly (check_atomic: strict_alignment_once).
   if (!check_alignment(e, ptr, insn.offset, size, insn.dst, pc, true)) return false;
+  RegState fetched = make_scalar(unknown_of_size(size));
   if (ptr.kind == RegKind::stack) {
     Insn load = insn;
     load.src = insn.dst;
@@ -692,16 +693,17 @@ bool step_atomic(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
       // An atomic on a spilled pointer turns it into a number (a leak).
       return e.fail(pc, Reason::pointer_leak, insn.dst, access_detail(ptr, insn.offset, size, 0));
     }
+    // The fetched value is the slot's old one, read as a load of that size
+    // reads it (Linux 6.1 check_atomic: the second check_mem_access
+    // "simulate[s] the register fill" into load_reg), without its copy link.
+    if (old.kind == RegKind::scalar) fetched = make_scalar(old.value);
     const RegState unknown = make_scalar(Scalar::unknown());
     if (!stack_store(e, s, insn, ptr, size, &unknown, pc)) return false;
   } else {
     if (!region_access(e, s, insn.dst, ptr, insn.offset, size, Access::read, false, false, pc)) return false;
     if (!region_access(e, s, insn.dst, ptr, insn.offset, size, Access::write, false, false, pc)) return false;
   }
-  if (fetch) {
-    const RegState result = make_scalar(unknown_of_size(size));
-    set_reg(*s, cmpxchg ? 0 : insn.src, result);
-  }
+  if (fetch) set_reg(*s, cmpxchg ? 0 : insn.src, fetched);
   return true;
 }
 
