@@ -712,5 +712,18 @@ TEST(SteppedRegisters, OnlyOneConstantStepOnEveryPathBoundsTheRegister) {
   EXPECT_REJECT(c, head + "add %r3, 4\nadd %r2, 2\njne %r2, 15, loop\nexit\n", stack_out_of_bounds);
 }
 
+// A loop with a clamp followed by one without (its counter is tested
+// against a register): the second loop's probe must not land past the one
+// clamp the first loop needs (it used to overwrite the loop-to-clamp index).
+TEST(SteppedRegisters, LaterLoopWithoutClampLeavesTheFirstOnesIntact) {
+  Checker c;
+  const std::string first = std::string(kZeroedArray) + "ldxw %r7, [%r1+0]\nand %r7, 15\nmov %r3, %r10\n"
+                                                        "add %r3, -64\nloop:\nldxw %r4, [%r3]\nadd %r0, %r4\n"
+                                                        "add %r3, 4\nadd %r2, 1\n";
+  const std::string second = "mov %r5, 0\nloop2:\nadd %r0, 1\nadd %r5, 1\njlt %r5, %r7, loop2\nexit\n";
+  EXPECT_ACCEPT(c, first + "jne %r2, 16, loop\n" + second);
+  EXPECT_REJECT(c, first + "jne %r2, 17, loop\n" + second, stack_out_of_bounds);
+}
+
 }  // namespace
 }  // namespace keel

@@ -1079,8 +1079,8 @@ bool run_function(Engine& e, LoopFactTable& table, uint32_t fn, State* entry_sta
   // Precision only: without room the loops are analysed as before.
   size_t clamp_bytes = 0;
   uint32_t clamp_count = 0;
+  LoopClamp probe;
   if (run.first_loop_pos != Cfg::kNone && !e.options.speculative_paths) {
-    LoopClamp probe;
     for (uint32_t b = f.first_block; b < f.first_block + n; ++b) {
       if (!is_header(cfg, b)) continue;
       find_clamp(cfg, e.insns, cfg.blocks[b].loop, probe);
@@ -1099,8 +1099,11 @@ bool run_function(Engine& e, LoopFactTable& table, uint32_t fn, State* entry_sta
       for (uint32_t b = f.first_block; b < f.first_block + n; ++b) {
         if (!is_header(cfg, b)) continue;
         const uint32_t l = cfg.blocks[b].loop;
-        find_clamp(cfg, e.insns, l, run.clamps[next]);
-        run.clamp_of[l] = run.clamps[next].usable ? next++ : Cfg::kNone;
+        // Through the probe: a header without a usable clamp after the
+        // last usable one would otherwise write one past the array.
+        find_clamp(cfg, e.insns, l, probe);
+        run.clamp_of[l] = probe.usable ? next : Cfg::kNone;
+        if (probe.usable) run.clamps[next++] = probe;
       }
     }
   }
