@@ -29,8 +29,9 @@ TEST(Arena, AllocationsAreZeroedWhateverWasThereBefore) {
   ASSERT_NE(dirty, nullptr);
   std::memset(dirty, 0xff, 1024);
   arena.release_to(mark);
-  // Small blocks (cleared 64 bytes at a time) and a large one.
-  for (const size_t size : {size_t{1}, size_t{7}, size_t{24}, size_t{64}, size_t{65}, size_t{500}}) {
+  // Small blocks (cleared 64 or 128 bytes at a time) and a large one.
+  for (const size_t size : {size_t{1}, size_t{7}, size_t{24}, size_t{64}, size_t{65}, size_t{100}, size_t{128},
+                            size_t{129}, size_t{500}}) {
     auto* p = arena.allocate<uint8_t>(size);
     ASSERT_NE(p, nullptr);
     EXPECT_TRUE(all_bytes(p, size, 0)) << size;
@@ -49,6 +50,22 @@ TEST(Arena, SmallBlockAtTheEndWritesNothingPastTheArena) {
   EXPECT_TRUE(all_bytes(memory.data() + 100, 156, 0xee));
   EXPECT_EQ(arena.allocate<uint8_t>(1), nullptr);
   EXPECT_EQ(arena.used(), 100u);
+}
+
+TEST(Arena, MidSizeBlockAtTheEndWritesNothingPastTheArena) {
+  // Blocks of 65 to 128 bytes are cleared 128 bytes at a time only when the
+  // arena has that room; at its end only the block itself is cleared.
+  std::vector<uint8_t> memory(512, 0xee);
+  Arena arena(memory.data(), 300);
+  ASSERT_NE(arena.allocate_uninitialized<uint8_t>(100), nullptr);
+  auto* roomy = arena.allocate<uint8_t>(100);  // 200 bytes left: the 128-byte clear fits
+  ASSERT_NE(roomy, nullptr);
+  EXPECT_TRUE(all_bytes(roomy, 100, 0));
+  auto* tail = arena.allocate<uint8_t>(100);  // exactly the last 100 bytes
+  ASSERT_NE(tail, nullptr);
+  EXPECT_TRUE(all_bytes(tail, 100, 0));
+  EXPECT_TRUE(all_bytes(memory.data() + 300, 212, 0xee));
+  EXPECT_EQ(arena.allocate<uint8_t>(1), nullptr);
 }
 
 TEST(Arena, UninitializedAllocationsKeepTheBytes) {

@@ -423,6 +423,11 @@ bool add_group(Run& run, uint32_t local) {
 }
 
 void release_partitions(Run& run, uint32_t local) {
+  if (run.group[local] == 0) {  // one entry state (most blocks): nothing else to look at
+    run.e.pool.release(run.entry[local]);
+    run.entry[local] = nullptr;
+    return;
+  }
   for (uint32_t p = 0; p < kPartitions; ++p) {
     State** slot = slot_of(run, local, p);
     if (slot == nullptr) break;
@@ -943,13 +948,19 @@ bool run_block(Run& run, uint32_t b, State*& w) {
     }
     if (insn.op == Op::ja || is_cond_jump(insn.op)) {
       record_facts(run, b, *w);
-      for (const Cfg::Edge& edge : cfg.successors(b)) {
+      const Cfg::Span<Cfg::Edge> out = cfg.successors(b);
+      for (uint32_t i = 0; i < out.size; ++i) {
+        const Cfg::Edge& edge = out[i];
         if (!ok) break;
         if (edge.kind == Cfg::EdgeKind::jump) {
           ok = merge(run, edge.to, *w, pc);
           continue;
         }
-        State* branch = e.pool.copy(*w);
+        // The last edge refines w itself, which nothing reads afterwards
+        // (the caller only releases it), saving a state copy per branch;
+        // not under speculative_paths, which merges w unrefined below.
+        const bool in_place = i + 1 == out.size && !e.options.speculative_paths;
+        State* branch = in_place ? w : e.pool.copy(*w);
         if (branch == nullptr) {
           ok = e.oom(pc);
           break;
@@ -960,7 +971,7 @@ bool run_block(Run& run, uint32_t b, State*& w) {
         // A branch ruled out still runs under misprediction (Spectre v1):
         // analyse it with the state before the comparison.
         if (ok && !feasible && e.options.speculative_paths) ok = merge(run, edge.to, *w, pc);
-        e.pool.release(branch);
+        if (!in_place) e.pool.release(branch);
       }
       terminated = true;
       break;
@@ -1052,12 +1063,22 @@ bool run_function(Engine& e, LoopFactTable& table, uint32_t fn, State* entry_sta
   const uint32_t nf = table.index == nullptr ? 0 : table.fn_count[fn];
   const size_t bytes = sizeof(ExitFacts) * nf + sizeof(State*) * n + sizeof(uint64_t) * words +
                        sizeof(uint32_t) * n * 2 + n;
-  void* scratch = e.pool.allocate_raw(bytes);
-  if (scratch == nullptr) {
-    e.pool.release(entry_state);
-    return e.oom(f.entry);
+  // A function of a few blocks (most programs) keeps them on the stack:
+  // a pool chunk would cost a take, a clear and a give-back, much of what
+  // verifying a tiny program costs.
+  alignas(8) uint8_t small[128];
+  void* scratch = nullptr;
+  if (bytes <= sizeof(small)) {
+    __builtin_memset(small, 0, sizeof(small));
+  } else {
+    scratch = e.pool.allocate_raw(bytes);
+    if (scratch == nullptr) {
+      e.pool.release(entry_state);
+      return e.oom(f.entry);
+    }
   }
-  uint8_t* cursor = static_cast<uint8_t*>(scratch);
+  static_assert(alignof(ExitFacts) <= 8 && alignof(State*) <= 8);
+  uint8_t* cursor = scratch != nullptr ? static_cast<uint8_t*>(scratch) : small;
   run.local = reinterpret_cast<ExitFacts*>(cursor);
   cursor += sizeof(ExitFacts) * nf;
   run.entry = reinterpret_cast<State**>(cursor);
@@ -1128,7 +1149,7 @@ bool run_function(Engine& e, LoopFactTable& table, uint32_t fn, State* entry_sta
     e.pool.release_raw(run.extra, run.extra_capacity * ((kPartitions - 1) * sizeof(State*) + sizeof(uint32_t)));
   }
   e.pool.release_raw(run.clamps, clamp_bytes);
-  e.pool.release_raw(scratch, bytes);
+  e.pool.release_raw(scratch, bytes);  // nullptr (nothing) when on the stack
   if (!ok) {
     e.pool.release(run.exit_state);
     return false;
@@ -1320,6 +1341,7 @@ void compute_partition_flags(const Engine& e, uint64_t* flags, uint64_t* next, u
   std::memset(known, 0, sizeof(known));
   constexpr uint32_t kPointerShift = 2 * kFlagBits;
   for (uint32_t step = 0; step <= kPartitionDistance; ++step) {
+    bool slots_changed = false;
     for (uint32_t i = cfg.rpo_count; i-- > 0;) {
       const uint32_t b = cfg.rpo[i];
       const Cfg::Block& block = cfg.blocks[b];
@@ -1342,10 +1364,14 @@ void compute_partition_flags(const Engine& e, uint64_t* flags, uint64_t* next, u
       next[b] = (a.tested & kFlagMask) | uint64_t{a.bases & kFlagMask} << kFlagBits |
                 uint64_t{a.pointers & kFlagMask} << kPointerShift | uint64_t{a.unchecked & kFlagMask} << kUncheckedShift;
       if (slots != nullptr) {
+        slots_changed = slots_changed || slots[2 * size_t{b}] != a.slots || slots[2 * size_t{b} + 1] != a.unchecked_slots;
         slots[2 * size_t{b}] = a.slots;
         slots[2 * size_t{b} + 1] = a.unchecked_slots;
       }
     }
+    // A pass that changed nothing leaves the next one the same inputs
+    // (flags, next and slots), so every later pass would repeat it.
+    if (!slots_changed && std::memcmp(flags, next, n * sizeof(uint64_t)) == 0) break;
     std::memcpy(flags, next, n * sizeof(uint64_t));
   }
 }
@@ -1407,16 +1433,23 @@ bool analyze_with_flags(Engine& e, LoopFactTable& table, State* entry) {
 }  // namespace
 
 bool analyze(Engine& e, LoopFactTable& table, State* entry) {
-  const size_t kinds_bytes = e.insn_count;
-  void* kinds = e.pool.allocate_raw(kinds_bytes);
-  if (kinds == nullptr) {
-    e.pool.release(entry);
-    return e.oom(0);
+  // A small program's on the stack, as run_function's worklists.
+  alignas(8) uint8_t small[64];
+  const size_t kinds_bytes = e.insn_count <= sizeof(small) ? 0 : e.insn_count;
+  void* kinds = small;
+  if (kinds_bytes == 0) {
+    __builtin_memset(small, 0, sizeof(small));
+  } else {
+    kinds = e.pool.allocate_raw(kinds_bytes);
+    if (kinds == nullptr) {
+      e.pool.release(entry);
+      return e.oom(0);
+    }
   }
   e.access_kinds = static_cast<uint8_t*>(kinds);
   const bool ok = analyze_with_flags(e, table, entry);
   e.access_kinds = nullptr;
-  e.pool.release_raw(kinds, kinds_bytes);
+  if (kinds_bytes != 0) e.pool.release_raw(kinds, kinds_bytes);
   return ok;
 }
 
