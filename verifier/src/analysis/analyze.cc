@@ -86,20 +86,13 @@ bool is_header(const Cfg& cfg, uint32_t b) {
 uint16_t written_by(const Insn& insn);
 bool is_cond_jump(Op op);
 
-// The StayRel of a 64-bit immediate jump whose taken edge stays in the loop
-// (`stays_taken`) or leaves it; false for jset and the other forms.
-bool stay_relation(Op op, bool stays_taken, StayRel& rel, bool& is_signed) {
-  const unsigned index = static_cast<unsigned>(op) - static_cast<unsigned>(Op::jeq64_imm);
-  if (!is_cond_jump(op) || index % 4 != 0) return false;
-  static constexpr StayRel kRel[] = {StayRel::eq, StayRel::gt, StayRel::ge, StayRel::eq, StayRel::ne, StayRel::gt,
-                                     StayRel::ge, StayRel::lt, StayRel::le, StayRel::lt, StayRel::le};
-  static constexpr StayRel kNot[] = {StayRel::ne, StayRel::le, StayRel::lt, StayRel::eq, StayRel::eq, StayRel::le,
-                                     StayRel::lt, StayRel::ge, StayRel::gt, StayRel::ge, StayRel::gt};
-  const unsigned j = index / 4;  // KEEL_JMP_OPS order
-  if (j == 3) return false;      // jset
-  rel = stays_taken ? kRel[j] : kNot[j];
-  is_signed = j == 5 || j == 6 || j == 9 || j == 10;
-  return true;
+// The StayRel of a 64-bit compare with the immediate whose taken edge
+// stays in the loop (`taken_stays`) or leaves it; false for other forms.
+bool imm64_stay_relation(Op op, bool taken_stays, StayRel& rel, bool& is_signed) {
+  JmpOp jmp;
+  Width width;
+  return jmp_of(op, jmp, width) && width == Width::w64 && !jump_uses_src(op) &&
+         stay_relation(jmp, taken_stays, rel, is_signed);
 }
 
 // The syntactic part of the derived induction variables (the section
@@ -146,7 +139,7 @@ void find_clamp(const Cfg& cfg, const Insn* insns, uint32_t l, LoopClamp& c) {
     if (out.size != 2) continue;
     const bool taken_stays = cfg.in_loop(out[1].to, l);
     if (taken_stays == cfg.in_loop(out[0].to, l)) continue;  // not an exit test
-    if (!stay_relation(jump.op, taken_stays, c.stay, c.is_signed)) continue;
+    if (!imm64_stay_relation(jump.op, taken_stays, c.stay, c.is_signed)) continue;
     const uint32_t a = step_block[r];
     if (a == t || (cfg.dominates(a, t))) {
       c.test_off = c.step[r];  // the step runs before the test (a jump writes nothing, so it ends the block)

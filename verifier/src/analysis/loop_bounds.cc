@@ -52,14 +52,6 @@ uint64_t max_of(uint64_t a, uint64_t b) { return a > b ? a : b; }
 uint16_t reg_bit(uint8_t r) { return static_cast<uint16_t>(1u << r); }
 
 bool is_conditional_jump(Op op) { return op >= Op::jeq64_imm && op <= Op::jsle32_reg; }
-// The `_reg` forms of conditional jumps: isa.h lists 64_imm, 64_reg,
-// 32_imm, 32_reg for each jump.
-static_assert(static_cast<unsigned>(Op::jeq64_reg) == static_cast<unsigned>(Op::jeq64_imm) + 1 &&
-              static_cast<unsigned>(Op::jeq32_reg) == static_cast<unsigned>(Op::jeq64_imm) + 3 &&
-              static_cast<unsigned>(Op::jsle32_reg) == static_cast<unsigned>(Op::jeq64_imm) + 43);
-bool jump_uses_src(Op op) {
-  return ((static_cast<unsigned>(op) - static_cast<unsigned>(Op::jeq64_imm)) & 1u) != 0;
-}
 
 // The instruction that ends block `b` (the first slot when it is a lddw).
 uint32_t terminator_pc(const Cfg& cfg, uint32_t b) {
@@ -461,16 +453,18 @@ bool value_along(const Work& w, const Cfg::Edge& e, uint8_t reg, Scalar& out) {
   return true;
 }
 
-// The induction register's value when the loop is entered: the join over the
-// header's incoming edges from outside the loop (none: the function's
-// entry, unknown).
-Scalar entry_value(const Work& w, uint32_t l, uint8_t reg) {
+// The join of what `reg` holds along the header's incoming edges that can
+// be taken: from outside the loop (`back` false: the value when the loop is
+// entered; the function's entry counts as unknown) or the back edges (what
+// the header sees on its later runs; the facts hold on every run, so on the
+// last one before each later run). Unknown when there is none.
+Scalar header_value(const Work& w, uint32_t l, uint8_t reg, bool back) {
   const Cfg& cfg = w.cfg;
   bool any = false;
   Scalar value = Scalar::unknown();
   for (uint32_t e : cfg.predecessors(cfg.loops[l].header)) {
     const Cfg::Edge& edge = cfg.edges[e];
-    if (!cfg.reachable(edge.from) || cfg.in_loop(edge.from, l)) continue;
+    if (!cfg.reachable(edge.from) || cfg.in_loop(edge.from, l) != back) continue;
     Scalar s;
     if (!value_along(w, edge, reg, s)) continue;
     value = any ? join(value, s) : s;
@@ -479,17 +473,6 @@ Scalar entry_value(const Work& w, uint32_t l, uint8_t reg) {
   return value;
 }
 
-StayRel negate(StayRel r) {
-  switch (r) {
-    case StayRel::lt: return StayRel::ge;
-    case StayRel::le: return StayRel::gt;
-    case StayRel::gt: return StayRel::le;
-    case StayRel::ge: return StayRel::lt;
-    case StayRel::eq: return StayRel::ne;
-    case StayRel::ne: return StayRel::eq;
-  }
-  return r;
-}
 StayRel swap_sides(StayRel r) {  // a OP b == b OP' a
   switch (r) {
     case StayRel::lt: return StayRel::gt;
@@ -536,29 +519,12 @@ bool try_test(const Work& w, uint32_t l, uint32_t test_block, const State& st, c
   } else {
     return false;
   }
-  t.initial = entry_value(w, l, base);
+  t.initial = header_value(w, l, base, false);
   t.step_min = step.lo;
   t.step_max = step.hi;
   t.test_min = tested.lo;
   t.test_max = tested.hi;
   return trip_bound(t, trips);
-}
-
-// What register r holds when the header runs again: the join of what the
-// back edges that can be taken carry (from the facts, which hold on every
-// run, so on the last one before each later run). O(back edges) per register.
-void later_run_entry(const Work& w, uint32_t l, Scalar (&later)[kRegisterCount]) {
-  const Cfg& cfg = w.cfg;
-  for (uint8_t r = 0; r < kRegisterCount; ++r) {
-    bool any = false;
-    for (uint32_t e : cfg.loop_back_edges(l)) {
-      Scalar v;
-      if (!cfg.reachable(cfg.edges[e].from) || !value_along(w, cfg.edges[e], r, v)) continue;
-      later[r] = any ? join(later[r], v) : v;
-      any = true;
-    }
-    if (!any) later[r] = Scalar::unknown();
-  }
 }
 
 // The value `reg` holds at the end of test block s on the header's second
@@ -601,8 +567,10 @@ bool trip_count(const Work& w, uint32_t l, const State& back, uint32_t latch_dom
     // Linux 6.1 walks the first iteration and finds the back edge's branch
     // not taken on the next (is_branch_taken), whatever the counter.
     state_at_end(w, l, s, st);
-    if (!later_known) later_run_entry(w, l, later);
-    later_known = true;
+    if (!later_known) {
+      for (uint8_t r = 0; r < kRegisterCount; ++r) later[r] = header_value(w, l, r, true);
+      later_known = true;
+    }
     const bool uses_src = jump_uses_src(insn.op);
     Scalar a = later_run_value(w, l, s, st, insn.dst, width, later);
     Scalar b = uses_src ? later_run_value(w, l, s, st, insn.src, width, later)
@@ -611,24 +579,10 @@ bool trip_count(const Work& w, uint32_t l, const State& back, uint32_t latch_dom
       best = found && best < 2 ? best : 2;
       found = true;
     }
-    if (jmp == JmpOp::jset) continue;
-    StayRel rel = StayRel::eq;
-    bool is_signed = false;
-    switch (jmp) {
-      case JmpOp::jeq: rel = StayRel::eq; break;
-      case JmpOp::jne: rel = StayRel::ne; break;
-      case JmpOp::jgt: rel = StayRel::gt; break;
-      case JmpOp::jge: rel = StayRel::ge; break;
-      case JmpOp::jlt: rel = StayRel::lt; break;
-      case JmpOp::jle: rel = StayRel::le; break;
-      case JmpOp::jsgt: rel = StayRel::gt; is_signed = true; break;
-      case JmpOp::jsge: rel = StayRel::ge; is_signed = true; break;
-      case JmpOp::jslt: rel = StayRel::lt; is_signed = true; break;
-      case JmpOp::jsle: rel = StayRel::le; is_signed = true; break;
-      case JmpOp::jset: continue;
-    }
+    StayRel rel;
+    bool is_signed;
     // The loop stays on the edge that is not the exit.
-    if (exit.kind == Cfg::EdgeKind::taken) rel = negate(rel);
+    if (!stay_relation(jmp, exit.kind == Cfg::EdgeKind::not_taken, rel, is_signed)) continue;
     uint64_t trips;
     if (try_test(w, l, s, st, back, insn.dst, uses_src ? insn.src : kNoReg, insn.imm, rel, is_signed, width,
                  trips)) {

@@ -242,4 +242,22 @@ bool trip_bound(const TripTest& t, uint64_t& trips) {
   }
 }
 
+bool stay_relation(JmpOp jmp, bool taken_stays, StayRel& rel, bool& is_signed) {
+  is_signed = jmp == JmpOp::jsgt || jmp == JmpOp::jsge || jmp == JmpOp::jslt || jmp == JmpOp::jsle;
+  switch (jmp) {
+    case JmpOp::jeq: rel = taken_stays ? StayRel::eq : StayRel::ne; return true;
+    case JmpOp::jne: rel = taken_stays ? StayRel::ne : StayRel::eq; return true;
+    case JmpOp::jgt:
+    case JmpOp::jsgt: rel = taken_stays ? StayRel::gt : StayRel::le; return true;
+    case JmpOp::jge:
+    case JmpOp::jsge: rel = taken_stays ? StayRel::ge : StayRel::lt; return true;
+    case JmpOp::jlt:
+    case JmpOp::jslt: rel = taken_stays ? StayRel::lt : StayRel::ge; return true;
+    case JmpOp::jle:
+    case JmpOp::jsle: rel = taken_stays ? StayRel::le : StayRel::gt; return true;
+    case JmpOp::jset: return false;
+  }
+  return false;
+}
+
 }  // namespace keel

@@ -15,6 +15,10 @@ namespace keel {
 // branch's condition, negated when the taken edge is the exit).
 enum class StayRel : uint8_t { lt, le, gt, ge, eq, ne };
 
+// The StayRel of a conditional jump whose taken edge stays in the loop
+// (`taken_stays`) or leaves it; false for jset, whose test bounds nothing.
+[[nodiscard]] bool stay_relation(JmpOp jmp, bool taken_stays, StayRel& rel, bool& is_signed);
+
 // Deltas (steps, test offsets) larger than this in magnitude are not tracked
 // by the symbolic pass, so the arithmetic below never overflows int64.
 inline constexpr int64_t kMaxLoopDelta = int64_t{1} << 48;

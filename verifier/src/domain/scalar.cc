@@ -1037,6 +1037,15 @@ bool jmp_of(Op op, JmpOp& jmp, Width& w) {
   }
 }
 
+// isa.h lists 64_imm, 64_reg, 32_imm, 32_reg for each jump.
+static_assert(static_cast<unsigned>(Op::jeq64_reg) == static_cast<unsigned>(Op::jeq64_imm) + 1 &&
+              static_cast<unsigned>(Op::jeq32_reg) == static_cast<unsigned>(Op::jeq64_imm) + 3 &&
+              static_cast<unsigned>(Op::jsle32_reg) == static_cast<unsigned>(Op::jeq64_imm) + 43);
+bool jump_uses_src(Op op) {
+  return op >= Op::jeq64_imm && op <= Op::jsle32_reg &&
+         ((static_cast<unsigned>(op) - static_cast<unsigned>(Op::jeq64_imm)) & 1u) != 0;
+}
+
 bool refine(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
   if (both_constants(a, b)) return compare(op, w, a.bits.value, b.bits.value) == taken;  // a, b stay
   return refine_full(op, w, taken, a, b);

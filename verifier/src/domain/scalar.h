@@ -99,6 +99,9 @@ enum class Outcome : uint8_t { never, maybe, always };
 Outcome evaluate(JmpOp op, Width w, const Scalar& a, const Scalar& b);
 // The JmpOp and width of a conditional-jump keel::Op; false for other ops.
 [[nodiscard]] bool jmp_of(Op op, JmpOp& jmp, Width& w);
+// Whether a conditional jump compares with its source register (a `_reg`
+// form) rather than the immediate.
+[[nodiscard]] bool jump_uses_src(Op op);
 
 // Least upper bound (reduced).
 Scalar join(const Scalar& a, const Scalar& b);
