@@ -637,8 +637,8 @@ CfgResult build_loops(Arena& arena, Cfg& cfg) {
 // A program that is one block without calls (a call of slot 0 would be
 // recursion) has a trivial RPO, dominator tree and call graph and no loop,
 // as phases 2-5 would find; running them would cost more than the rest of
-// verifying such a program.
-CfgResult finish_single_block(Arena& arena, Cfg& cfg) {
+// verifying such a program. Sets what they would (the arrays are carved).
+void order_single_block(Cfg& cfg) {
   cfg.rpo[0] = 0;
   cfg.rpo_count = 1;
   Cfg::Function& function = cfg.functions[0];
@@ -650,6 +650,10 @@ CfgResult finish_single_block(Arena& arena, Cfg& cfg) {
   block.rpo = 0;
   block.dom_pre = 1;  // the dominator tree's numbering starts at 1
   block.dom_end = 2;
+}
+
+CfgResult finish_single_block(Arena& arena, Cfg& cfg) {
+  order_single_block(cfg);
   return build_loops(arena, cfg);  // (no back edge: only the empty offset arrays)
 }
 
@@ -686,14 +690,10 @@ bool build_straight_line(const Program& program, Arena& arena, Cfg& cfg, CfgResu
   // The arrays are zeroed: only the non-zero fields are written.
   cfg.function_count = 1;
   cfg.block_count = 1;
-  Cfg::Function& function = cfg.functions[0];
-  function.end = n;
-  function.block_count = 1;
-  function.rpo_count = 1;
-  function.depth = 1;
-  cfg.blocks[0] = {0, n - 1, 0, 0, kNone, kNone, 1, 2};  // rpo 0; dominator numbering starts at 1
-  cfg.rpo_count = 1;
-  cfg.max_call_depth = 1;
+  cfg.functions[0].end = n;
+  cfg.functions[0].block_count = 1;
+  cfg.blocks[0] = {0, n - 1, 0, 0, kNone, kNone, 0, 0};
+  order_single_block(cfg);
   result = {};
   return true;
 }
