@@ -256,6 +256,27 @@ TEST(Verify, MemAndSizeArguments) {
 // argument (do_refine_retval_range): [-MAX_ERRNO, size]. A program may use
 // the result as an offset without a check of its own; without the size
 // bound the same program is rejected.
+// bpf_check_mtu reads *mtu_len before it writes the MTU there: the 4 bytes
+// must be initialized (an uninitialized slot would hand the kernel stale
+// stack bytes) and writable (not a read-only map). Linux 6.1 allowed both;
+// keel follows the later fix (platform_test UninitArgumentsAreReviewed).
+TEST(Verify, CheckMtuLengthIsReadThenWritten) {
+  Checker c;
+  const std::string call = "mov %r2, 0\nmov %r4, 0\nmov %r5, 0\ncall 163\nmov %r0, 2\nexit\n";
+  const std::string on_stack = "mov %r3, %r10\nadd %r3, -4\n" + call;
+  for (const char* type : {"xdp", "sched_cls"}) {
+    EXPECT_REJECT(c, on_stack, uninit_stack, type);
+    EXPECT_ACCEPT(c, "stw [%r10-4], 0\n" + on_stack, type);
+  }
+  // A map value: writable, or not (.rodata-style read-only map).
+  const std::string in_map = "stw [%r10-4], 0\nmov %r6, %r1\nlddw %r1, map_fd 0\nmov %r2, %r10\nadd %r2, -4\n"
+                             "call 1\njne %r0, 0, +2\nmov %r0, 2\nexit\nmov %r1, %r6\nmov %r3, %r0\n" + call;
+  c.maps = {testing::map_of(MapType::array, 4, 8, 1)};
+  EXPECT_ACCEPT(c, in_map, "xdp");
+  c.maps[0].read_only = true;
+  EXPECT_REJECT(c, in_map, read_only_write, "xdp");
+}
+
 TEST(Verify, HelperResultBoundedBySizeArgument) {
   Checker c;
   const char* use_result =
