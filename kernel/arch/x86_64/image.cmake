@@ -40,7 +40,7 @@ function(keel_add_image name)
   add_test(NAME x86_64.link-rejects-global-constructors
            COMMAND ${CMAKE_CXX_COMPILER} -m64 -ffreestanding -fno-pic -fno-pie -nostdlib
                    -static -no-pie -Wl,-T,${script}
-                   ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/tests/global_constructor.cc
+                   ${PROJECT_SOURCE_DIR}/kernel/tests/global_constructor.cc
                    -o ${work}/must-not-exist.elf)
   set_tests_properties(x86_64.link-rejects-global-constructors PROPERTIES
     LABELS link PASS_REGULAR_EXPRESSION "global constructors are not supported")
