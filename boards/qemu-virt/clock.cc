@@ -43,9 +43,15 @@ void clock_describe(Line& line) {
     line.str("reason", problem);
     return;
   }
+  // The factor every printed time goes through (time/ticks.h): exact, so
+  // 62.5 MHz shows as 16.000000 and 54 MHz as 18.518518.
+  TickConverter converter{};
+  if (!make_converter(clock_rate(), converter)) return;
+  const TickScale scale = describe_scale(converter);
   // entry_el: at 2, boot.S gave EL1 the physical counter and timer
   // (CNTHCTL_EL2) and zeroed the virtual offset before dropping to EL1.
   line.dec("freq_hz", frequency_hz).str("freq_from", "cntfrq_el0")
+      .fixed6("ns_per_tick", scale.whole_ns, scale.fraction_millionths)
       .dec("entry_el", aarch64::entry_el());
 }
 

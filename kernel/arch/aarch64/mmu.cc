@@ -19,6 +19,8 @@ constexpr uint64_t inner_shareable = 0b11 << 8;
 constexpr uint64_t access_flag = 1 << 10;
 constexpr uint64_t pxn = uint64_t{1} << 53;
 constexpr uint64_t uxn = uint64_t{1} << 54;
+// FIXME: one kind for all RAM: text is writable and data executable at EL1
+// (docs/adr/0022); a finer map would split the image by section.
 constexpr uint64_t normal_attributes = attr_index_normal | inner_shareable | access_flag | uxn;
 constexpr uint64_t device_attributes = attr_index_device | access_flag | pxn | uxn;
 constexpr uint64_t address_mask = 0x0000'FFFF'FFFF'F000;
@@ -163,6 +165,9 @@ Status enable(const MemoryMap& map, uintptr_t guard_page) {
   // The tables were written with the MMU off (Device-nGnRnE, uncached):
   // complete the writes, then point the walker at them (D8.14 "enabling
   // the MMU"). SCTLR_EL1 is written last, with M, C and I together.
+  // FIXME: on hardware, clean and invalidate the pool's lines by address
+  // first (a loader may have left them in the cache); QEMU has no caches
+  // to test it with (docs/adr/0022).
   const uint64_t tcr = tcr_base | (ips << 32);
   uint64_t sctlr;
   asm volatile("mrs %0, sctlr_el1" : "=r"(sctlr));
