@@ -43,14 +43,8 @@ set(KEEL_SERVICE_LINES
   --no-line "keel (admit|attach|run) prog=unsafe_oob .*")
 
 function(keel_semantic_consistency_test name uart_log fixture)
-  file(GLOB sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernel/programs/*.bpf.c)
-  set(objects)
-  foreach(source IN LISTS sources)
-    get_filename_component(program ${source} NAME_WE)
-    list(APPEND objects ${KEEL_KERNEL_PROGRAM_DIR}/${program}.bpf.o)
-  endforeach()
   add_test(NAME ${name}
            COMMAND ${PROJECT_SOURCE_DIR}/kernel/tests/compare-verdicts --check ${KEEL_KERNEL_CHECK}
-                   --uart ${uart_log} ${objects})
+                   --uart ${uart_log} ${KEEL_KERNEL_BPF_OBJECTS})
   set_tests_properties(${name} PROPERTIES LABELS qemu FIXTURES_REQUIRED ${fixture})
 endfunction()

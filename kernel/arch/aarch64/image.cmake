@@ -3,27 +3,17 @@
 # objdump), then copied to a flat binary, a Linux arm64 Image (NAME.img),
 # which is what QEMU's -kernel and the Raspberry Pi firmware load with the
 # device tree's address in x0 (docs/adr/0020). Sets KEEL_IMAGE to the .img.
+include(${CMAKE_CURRENT_LIST_DIR}/../kernel_image.cmake)
+
 function(keel_add_image name)
   if(NOT KEEL_LOAD_ADDRESS)
     message(FATAL_ERROR "boards/${KEEL_BOARD}/board.cmake must set KEEL_LOAD_ADDRESS")
   endif()
   set(script ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/kernel.ld)
+  set(load_address -Wl,--defsym=KEEL_LOAD_ADDRESS=${KEEL_LOAD_ADDRESS})
+  set(KEEL_IMAGE_LINK_OPTIONS ${load_address})
   set(elf ${name}-elf)
-  add_executable(${elf} ${ARGN})
-  set_target_properties(${elf} PROPERTIES
-    OUTPUT_NAME ${name} SUFFIX .elf
-    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}
-    LINK_DEPENDS ${script})
-  target_include_directories(${elf} PRIVATE ${PROJECT_SOURCE_DIR}/kernel)
-  # The BPF service's platform and the verifier core (libkeel), the very
-  # libraries the host tests link (DESIGN.md "one core built freestanding").
-  target_link_libraries(${elf} PRIVATE keel_kernel_bpf keel_core keel_kernel_portable
-                        keel_warnings keel_freestanding)
-  target_compile_options(${elf} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fno-asynchronous-unwind-tables>)
-  target_link_options(${elf} PRIVATE
-    -nostdlib -static -no-pie -Wl,-T,${script} -Wl,--build-id=none
-    -Wl,--defsym=KEEL_LOAD_ADDRESS=${KEEL_LOAD_ADDRESS}
-    -Wl,-z,max-page-size=0x1000 -Wl,-z,noexecstack)
+  keel_kernel_executable(${elf} ${script} ${name} .elf ${ARGN})
 
   set(image ${CMAKE_CURRENT_BINARY_DIR}/${name}.img)
   add_custom_command(OUTPUT ${image}
@@ -33,16 +23,6 @@ function(keel_add_image name)
     VERBATIM)
   add_custom_target(${name} ALL DEPENDS ${image})
   set(KEEL_IMAGE ${image} PARENT_SCOPE)
-  set(KEEL_IMAGE_ELF ${CMAKE_CURRENT_BINARY_DIR}/${name}.elf PARENT_SCOPE)
 
-  # kernel.ld's ASSERT must reject a global constructor (it would never run).
-  set(work ${CMAKE_CURRENT_BINARY_DIR}/link-rejects-global-constructors)
-  file(MAKE_DIRECTORY ${work})
-  add_test(NAME aarch64.link-rejects-global-constructors
-           COMMAND ${CMAKE_CXX_COMPILER} -ffreestanding -fno-pic -fno-pie -nostdlib
-                   -static -no-pie -Wl,-T,${script} -Wl,--defsym=KEEL_LOAD_ADDRESS=${KEEL_LOAD_ADDRESS}
-                   ${PROJECT_SOURCE_DIR}/kernel/tests/global_constructor.cc
-                   -o ${work}/must-not-exist.elf)
-  set_tests_properties(aarch64.link-rejects-global-constructors PROPERTIES
-    LABELS link PASS_REGULAR_EXPRESSION "global constructors are not supported")
+  keel_global_constructor_test(aarch64 ${script} ${load_address})
 endfunction()
