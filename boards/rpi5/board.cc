@@ -1,10 +1,10 @@
 // The Raspberry Pi 5 (BCM2712): the memory map the MMU maps, the GIC-400
 // and timer wiring, the debug UART, and the way out (PSCI SYSTEM_OFF over
 // `smc` to TF-A's BL31). The clock and the tick are the arch's
-// (board_clock.cc, board_timer.cc). Addresses: the BCM2712 device tree
-// (Linux arch/arm64/boot/dts/broadcom/bcm2712.dtsi) and TF-A's
-// plat/rpi/rpi5 (docs/adr/0034, docs/adr/0035). Nothing here has run on a
-// Pi 5 yet (docs/adr/0036).
+// (board_clock.cc, board_timer.cc). Addresses: TF-A's plat/rpi/rpi5
+// (include/rpi_hw.h: the PL011 and the GIC-400 at 0x10_0000_0000 + offset)
+// (docs/adr/0034, docs/adr/0035). Nothing here has run on a Pi 5 yet
+// (docs/adr/0036).
 #include "arch/aarch64/pl011.h"
 #include "arch/aarch64/platform.h"
 #include "arch/aarch64/psci.h"
@@ -30,8 +30,9 @@ constexpr MemoryRegion regions[] = {
 MemoryMap board_memory_map() { return MemoryMap{regions, sizeof regions / sizeof regions[0]}; }
 
 // GIC-400 distributor 0x10_7FFF_9000, CPU interface 0x10_7FFF_A000. The
-// non-secure EL1 physical timer is PPI 14, INTID 30 (the device tree's
-// /timer interrupts: <GIC_PPI 14 ...>; IHI 0048B §2.2.1), as on QEMU virt.
+// Non-secure EL1 physical timer (the core's nCNTPNSIRQ) reaches the
+// GIC-400 as PPI 14, INTID 30 (GIC-400 TRM, Arm DDI 0471, PPI inputs;
+// IHI 0048B §2.2.1: PPIs are INTIDs 16-31), as on QEMU virt.
 periodic_timer::Wiring board_timer_wiring() { return {{0x10'7FFF'9000, 0x10'7FFF'A000}, 30}; }
 
 }  // namespace keel::aarch64
