@@ -109,19 +109,17 @@ TEST(DevicetreeFacts, DamagedBlobIsAnErrorAtEveryTruncation) {
   const std::vector<uint8_t> blob = pi5_like();
   Blob opened;
   ASSERT_EQ(open(blob.data(), blob.size(), opened), Status::ok);
-  for (uint32_t size = 0; size < opened.struct_size; size += 4) {
-    Blob cut = opened;
-    cut.struct_size = size;
+  // Cut after the last fact (in /chosen), every fact is found before the
+  // walk reaches the cut; anywhere before, the cut is an error.
+  for_each_truncation(opened, [](const Blob& cut, uint32_t size) {
     BoardFacts facts;
-    // Cut after the last fact (in /chosen), every fact is found before
-    // the walk reaches the cut; anywhere before, the cut is an error.
     const Status status = read_board_facts(cut, facts);
     EXPECT_TRUE(status == Status::bad_structure || status == Status::ok) << size;
     if (status == Status::ok) {
       EXPECT_EQ(facts.memory_bytes, pi5_memory_bytes);
       EXPECT_EQ(facts.revision, 0xd04170u);
     }
-  }
+  });
 }
 
 }  // namespace

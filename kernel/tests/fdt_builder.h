@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "fdt.h"
+
 namespace keel::fdt {
 
 // Writes a flattened tree: nodes and properties in order, then the header.
@@ -70,5 +72,17 @@ class Builder {
   std::vector<uint8_t> structure_;
   std::vector<uint8_t> strings_;
 };
+
+/// Calls `check(cut, size)` with `opened` cut short at every 4-byte step
+/// of its structure block: a reader must stop at each cut with an error
+/// (or an answer found before it), never read past it.
+template <typename Check>
+void for_each_truncation(const Blob& opened, Check check) {
+  for (uint32_t size = 0; size < opened.struct_size; size += 4) {
+    Blob cut = opened;
+    cut.struct_size = size;
+    check(cut, size);
+  }
+}
 
 }  // namespace keel::fdt

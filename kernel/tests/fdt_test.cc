@@ -56,20 +56,25 @@ TEST(Fdt, FindsRootAndUnitAddressedNodes) {
   EXPECT_STREQ(as_string(property), "decoy");
 }
 
-TEST(Fdt, ComponentWithoutUnitAddressMatchesAnyUnitAddress) {
-  const std::vector<uint8_t> blob = sample();
+// The string value of `path`'s `name`, or the Status's name.
+std::string string_at(const std::vector<uint8_t>& blob, const char* path, const char* name) {
   Blob opened;
-  ASSERT_EQ(open(blob.data(), blob.size(), opened), Status::ok);
   Property property;
-  ASSERT_EQ(find_property(opened, "/memory", "device_type", property), Status::ok);
-  EXPECT_STREQ(as_string(property), "memory");
+  Status status = open(blob.data(), blob.size(), opened);
+  if (status == Status::ok) status = find_property(opened, path, name, property);
+  if (status != Status::ok) return status_name(status);
+  const char* text = as_string(property);
+  return text == nullptr ? "<not a string>" : text;
+}
+
+TEST(Fdt, ComponentWithoutUnitAddressMatchesAnyUnitAddress) {
+  EXPECT_EQ(string_at(sample(), "/memory", "device_type"), "memory");
   // The first node that has the property wins: memory@0 has none here.
   const std::vector<uint8_t> two = Builder()
       .begin("").begin("memory@0").prop("other", "x").end()
       .begin("memory@80000000").prop("device_type", "second").end().end().finish();
-  ASSERT_EQ(open(two.data(), two.size(), opened), Status::ok);
-  ASSERT_EQ(find_property(opened, "/memory", "device_type", property), Status::ok);
-  EXPECT_STREQ(as_string(property), "second");
+  EXPECT_EQ(string_at(two, "/memory", "device_type"), "second");
+  EXPECT_EQ(string_at(two, "/memory@0", "device_type"), "not-found");
 }
 
 TEST(Fdt, ReadsOneAndTwoCellValues) {
@@ -130,16 +135,14 @@ TEST(Fdt, DamagedStructureIsAnErrorAtEveryTruncation) {
   ASSERT_EQ(open(blob.data(), blob.size(), opened), Status::ok);
   // Cut the structure block short at every 4-byte step: the walk must stop
   // with an error (or find the property before the cut), never overrun.
-  for (uint32_t size = 0; size < opened.struct_size; size += 4) {
-    Blob cut = opened;
-    cut.struct_size = size;
+  for_each_truncation(opened, [&](const Blob& cut, uint32_t size) {
     Property property;
     const Status status = find_property(cut, "/chosen", "bootargs", property);
     EXPECT_TRUE(status == Status::bad_structure || status == Status::ok) << size;
     if (status == Status::ok) {
       EXPECT_LE(property.value + property.size, blob.data() + opened.struct_offset + size);
     }
-  }
+  });
 }
 
 TEST(Fdt, BadTokensNamesAndDepth) {
