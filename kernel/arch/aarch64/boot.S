@@ -48,12 +48,16 @@ primary_entry:
 	cmp	x20, #2
 	b.ne	in_el1
 	/* At EL2 (Pi 5 firmware; QEMU -M virt,virtualization=on): the kernel
-	 * runs at EL1, so EL2 is set up to stay out of its way. */
+	 * runs at EL1, so EL2 is set up to stay out of its way. HCR_EL2 goes
+	 * first: with E2H = 1 (a firmware may leave it set on a VHE CPU such
+	 * as the Cortex-A76) CNTHCTL_EL2 and CPTR_EL2 have other layouts
+	 * (Arm ARM, their register descriptions): E2H must be 0 by then. */
+	mov	x1, #HCR_EL2_RW
+	msr	hcr_el2, x1
+	isb
 	mov	x1, #CNTHCTL_EL2_EL1PCTEN_EL1PCEN
 	msr	cnthctl_el2, x1
 	msr	cntvoff_el2, xzr	/* virtual counter = physical counter */
-	mov	x1, #HCR_EL2_RW
-	msr	hcr_el2, x1
 	mov	x1, #CPTR_EL2_NO_TRAPS
 	msr	cptr_el2, x1
 	msr	hstr_el2, xzr
