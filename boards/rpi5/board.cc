@@ -15,9 +15,10 @@ namespace {
 
 // RAM from 0: the first GiB, which every Pi 5 has (the 1 GiB model holds
 // no more, the others hold more above it). The kernel needs its image at
-// 0x80000 and the device tree the firmware puts in low RAM; the rest of
-// the RAM (the device tree's /memory, printed in the boot line) is not
-// mapped. Page 0 stays a hole (docs/adr/0022); TF-A's BL31 below 0x80000
+// 0x80000 and the device tree, which the firmware is expected to place in
+// low RAM (not yet seen on a board: docs/adr/0036; config.txt's
+// device_tree_address= can place it); the rest of the RAM (the device
+// tree's /memory, printed in the boot line) is not mapped. Page 0 stays a hole (docs/adr/0022); TF-A's BL31 below 0x80000
 // is mapped but never touched.
 constexpr MemoryRegion regions[] = {
     {0x0, 1ull << 30, MemoryKind::normal},                    // low RAM
