@@ -15,6 +15,9 @@
 // test-data file failed, bit 1 a case was falsely accepted (as the host
 // commands' exit statuses 1), 4 the blob could not be read.
 //
+// The same source for every target (runner/targets/*.cmake): 64-bit
+// AArch64 and 32-bit Cortex-M alike.
+//
 // C library: picolibc with its semihosting back end (docs/adr/0003); only
 // stdio is used, and no errno.
 #include <stdio.h>
@@ -33,14 +36,21 @@ using keel::suite::Record;
 using keel::suite::RecordKind;
 
 // Where the memory lives is the runner's business: static buffers sized
-// by the target (runner/targets/*.cmake), none on the heap.
+// by the target (runner/targets/*.cmake), none on the heap. A conformance
+// file's verification gets exactly the host's arena; a selftest case gets
+// all of g_arena, the host's 64 MiB where the target has them (a case that
+// needs more than a smaller target gives shows as an out_of_memory line
+// the host does not print, and fails the comparison).
 constexpr size_t kBlobCapacity = size_t{KEEL_RUNNER_BLOB_KIB} << 10;
-constexpr size_t kDecodeArenaBytes = size_t{4} << 20;
+constexpr size_t kArenaBytes = size_t{KEEL_RUNNER_ARENA_KIB} << 10;
+constexpr size_t kDecodeArenaBytes = size_t{KEEL_RUNNER_DECODE_ARENA_KIB} << 10;
 constexpr size_t kMemCapacity = size_t{64} << 10;
 constexpr int kExitBadInput = 4;
+static_assert(kArenaBytes >= keel::suite::kConformanceArenaBytes, "a conformance file needs the host's arena");
+static_assert(kArenaBytes <= keel::suite::kLinuxCaseArenaBytes, "a case gets no more arena than on the host");
 
 alignas(16) uint8_t g_blob[kBlobCapacity];
-alignas(16) uint8_t g_arena[keel::suite::kLinuxCaseArenaBytes];
+alignas(16) uint8_t g_arena[kArenaBytes];
 alignas(16) uint8_t g_decode_arena[kDecodeArenaBytes];
 alignas(16) uint8_t g_mem[kMemCapacity];
 keel::RunStack g_stack;
