@@ -143,12 +143,14 @@ uint64_t call_helper(int32_t id, HelperCall& call) {
           finding(w, "helper memory argument not readable", arg);
         break;
       case ArgKind::mem_writable:
+      case ArgKind::mem_read_write:
         if (next != 0 && !w.holds(arg, next, true)) finding(w, "helper memory argument not writable", arg);
         break;
       case ArgKind::fixed_size_mem:
         if (!w.holds(arg, proto.arg_size[i], false)) finding(w, "helper fixed-size argument not readable", arg);
         break;
       case ArgKind::fixed_size_mem_writable:
+      case ArgKind::fixed_size_mem_read_write:
         if (!w.holds(arg, proto.arg_size[i], true)) finding(w, "helper fixed-size argument not writable", arg);
         break;
       case ArgKind::ctx:
