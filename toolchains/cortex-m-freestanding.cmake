@@ -22,8 +22,11 @@ set(KEEL_CORTEX_M_CPU cortex-m3 CACHE STRING "Cortex-M core to build for (cortex
 # still links nothing from it (cmake/CheckUndefinedSymbols.cmake). No
 # -nostdlib: the core presets link nothing, and the runner
 # (runner/CMakeLists.txt) links picolibc itself.
-set(CMAKE_CXX_FLAGS_INIT "-mcpu=${KEEL_CORTEX_M_CPU} -mthumb -mfloat-abi=soft --specs=picolibc.specs")
-set(CMAKE_C_FLAGS_INIT "-mcpu=${KEEL_CORTEX_M_CPU} -mthumb -mfloat-abi=soft")
+# One section per function and object, so that an image linked with
+# --gc-sections keeps only what it reaches: a part's flash holds the stages
+# the firmware calls, nothing more (docs/performance/cortex-m.md).
+set(CMAKE_CXX_FLAGS_INIT "-mcpu=${KEEL_CORTEX_M_CPU} -mthumb -mfloat-abi=soft -ffunction-sections -fdata-sections --specs=picolibc.specs")
+set(CMAKE_C_FLAGS_INIT "-mcpu=${KEEL_CORTEX_M_CPU} -mthumb -mfloat-abi=soft -ffunction-sections -fdata-sections")
 set(CMAKE_ASM_FLAGS_INIT "-mcpu=${KEEL_CORTEX_M_CPU} -mthumb")
 # libgcc routines the core needs here and nowhere else: ARMv7-M and
 # ARMv8-M have no 64-bit divide or count-trailing-zeros instruction, so GCC

@@ -14,3 +14,6 @@ set(KEEL_RUNNER_BLOB_KIB 1024)
 set(KEEL_RUNNER_ARENA_KIB 12288)
 set(KEEL_RUNNER_DECODE_ARENA_KIB 1024)
 set(KEEL_RUNNER_MACHINES "${KEEL_MPS2_MACHINE}=qemu-system-arm -M ${KEEL_MPS2_MACHINE}")
+# Cortex-M: also build keel-arena-probe (cortex-m/arena_probe.cc), the
+# verifier in a microcontroller's arena (verifier/footprint states its size).
+set(KEEL_RUNNER_ARENA_PROBE ON)

@@ -1,0 +1,19 @@
+# The core's flash and RAM budget on Cortex-M, in bytes, per CPU, image and
+# section: footprint.within-budget fails when a section of a footprint
+# image (verifier/footprint/CMakeLists.txt) built by the preset grows past
+# it. The presets build at -O3 (CMake's Release); the -Os and -O2 figures
+# are measured by verifier/footprint/measure. Today's figures and their
+# campaign are in docs/performance/cortex-m.md; each budget is about 10 %
+# above them (.bss: the 64 KiB arena, the interpreter's 4 KiB stack, and 1
+# KiB for the core's own). Raising a budget is a decision: say why in the
+# commit and update the table.
+#
+# cortex-m3 (mcu-test), -O3: measured .text 135896 / 206176, .rodata 9080 / 13176.
+set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_only_text 150000)
+set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_only_rodata 10000)
+set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_only_data 256)
+set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_only_bss 66560)
+set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_and_run_text 227000)
+set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_and_run_rodata 14500)
+set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_and_run_data 256)
+set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_and_run_bss 70656)
