@@ -77,13 +77,13 @@ case $CASE in
     bad_input 'odd\.bin: length 3 is not a multiple of 8' "$KEEL" disasm odd.bin ;;
   elf_input)
     # A truncated ELF header: run does not take objects; disasm cannot load
-    # it (bad input); verify rejects it with the load error (exit 1).
+    # it; verify could not check it: verdict "error", exit 2, not a rejection.
     printf '\177ELF\002\001\001\000\000\000\000\000\000\000\000\000' >prog.o
     bad_input 'ELF objects are not supported yet by this command' "$KEEL" run prog.o
     bad_input 'prog\.o: truncated' "$KEEL" disasm prog.o
-    expect 1 "$KEEL" verify prog.o; stdout_has '^FAIL prog\.o load: truncated'
-    expect 1 "$KEEL" verify prog.o --json
-    json_check "d['object'] == 'prog.o' and d['programs'][0]['verdict'] == 'reject' and d['programs'][0]['reason'] == 'truncated'"
+    expect 2 "$KEEL" verify prog.o; stdout_has '^ERROR prog\.o: truncated'
+    expect 2 "$KEEL" verify prog.o --json
+    json_check "d['file'] == 'prog.o' and d['verdict'] == 'error' and d['reason'] == 'truncated' and d['programs'] == []"
     bad_input '--map is for raw programs' "$KEEL" verify prog.o --map m:array:4:4:1 ;;
   garbage_text)
     bad_input '^[^ ]*garbage\.s:1:[0-9]+: error: [a-z_ ]+$' "$KEEL" asm "$DATA/garbage.s" -o out.bin
@@ -147,16 +147,20 @@ case $CASE in
     expect 0 "$KEEL" verify ok.bin --type socket_filter --unprivileged --strict-alignment
     stdout_has '^PASS ok\.bin type=socket_filter insns=2 '
     expect 0 "$KEEL" verify ok.bin --type xdp --json
-    json_check "d['verdict'] == 'accept' and d['type'] == 'xdp' and d['insns'] == 2 and d['pc'] is None and
-      d['reason'] is None and isinstance(d['message'], str) and d['max_insns_executed'] == 2 and
-      all(isinstance(d[k], int) for k in ('stack_depth', 'arena_bytes', 'verify_ns'))" ;;
+    json_check "d['verdict'] == 'accept' and d['file'] == 'ok.bin' and d['maps'] == [] and len(d['programs']) == 1"
+    json_check "[(p['verdict'], p['type'], p['insns'], p['pc'], p['reason'], p['section'], p['source_file'])
+      for p in d['programs']] == [('accept', 'xdp', 2, None, None, None, None)] and
+      isinstance(d['programs'][0]['message'], str) and d['programs'][0]['max_insns_executed'] == 2 and
+      all(isinstance(d['programs'][0][k], int) for k in ('stack_depth', 'arena_bytes', 'verify_ns'))" ;;
   verify_reject)
     expect 1 "$KEEL" verify "$DATA/verify-ctx.s" --type socket_filter
     stdout_has '^FAIL [^ ]*verify-ctx\.s type=socket_filter insns=2 pc 0: r1 is the context pointer'
     grep -Eq '^    frame 0: r1=ctx' out.txt || fail "no abstract state under the FAIL line"
     expect 1 "$KEEL" verify "$DATA/verify-ctx.s" --type socket_filter --json
-    json_check "d['verdict'] == 'reject' and d['pc'] == 0 and d['reason'] == 'ctx_bad_access' and
-      d['message'].startswith('pc 0: ') and isinstance(d['verify_ns'], int)"
+    json_check "d['verdict'] == 'reject' and d['programs'][0]['verdict'] == 'reject' and
+      d['programs'][0]['pc'] == 0 and d['programs'][0]['reason'] == 'ctx_bad_access' and
+      d['programs'][0]['message'].startswith('pc 0: ') and isinstance(d['programs'][0]['verify_ns'], int) and
+      d['programs'][0]['state'].startswith('frame 0')"
     # An unknown helper for the type is a rejection found by the decoder.
     printf 'call 9999\nexit\n' >helper.s
     expect 1 "$KEEL" verify helper.s --type xdp; stdout_has '^FAIL helper\.s type=xdp insns=2 pc 0: decode: unknown_helper \(helper 9999 is not one xdp offers\)$' ;;
@@ -166,7 +170,7 @@ case $CASE in
     expect 1 "$KEEL" verify "$DATA/verify-map.s" --type socket_filter --map counters:hash:4:4:16
     stdout_has 'pc 7: r0 is a pointer to map value of size 4'
     expect 1 "$KEEL" verify "$DATA/verify-map.s" --type socket_filter --map counters:hash:4:4:16 --json
-    json_check "d['reason'] == 'map_value_out_of_bounds' and d['maps'] == ['counters']" ;;
+    json_check "d['programs'][0]['reason'] == 'map_value_out_of_bounds' and d['maps'] == ['counters']" ;;
   verify_bad_input)
     bad_input "unknown program type 'nosuch' \(one of: socket_filter, .*xdp" "$KEEL" verify "$DATA/verify-ok.s" --type nosuch
     bad_input 'missing --type T \(one of: socket_filter' "$KEEL" verify "$DATA/verify-ok.s"
@@ -259,9 +263,10 @@ case $CASE in
     [ "$(tail -n 1 out.txt)" = "0 passed, 1 failed" ] || fail "wrong summary line for pyelf-bad" ;;
   compare_denied)
     # KEEL_COMPARE_DENY_BPF stands in for a machine that refuses bpf(2):
-    # one line says so, keel's side is still shown, the exit status is 0.
+    # one line says so, keel's side is still shown, the exit status is
+    # keel's (1: verify-map.s without its map is rejected).
     export KEEL_COMPARE_DENY_BPF=1
-    expect 0 "$KEEL" compare "$DATA/verify-map.s" "$DATA/verify-ok.s" --type socket_filter --runs 1
+    expect 1 "$KEEL" compare "$DATA/verify-map.s" "$DATA/verify-ok.s" --type socket_filter --runs 1
     [ "$(grep -c 'not permitted' out.txt)" -eq 1 ] || fail "expected exactly one 'not permitted' line"
     stdout_has "^linux: bpf\(2\) not permitted here \(EPERM\): run as root or with CAP_BPF; keel's verdicts follow$"
     stdout_has '^verify-map\.s +socket_filter +n/a +reject +- '
