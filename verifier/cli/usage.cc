@@ -62,7 +62,8 @@ constexpr CommandUsage kCommands[] = {
       "                               times (median of N runs, default 5) and their ratio, as a\n"
       "                               table or JSON; --linux-log adds the kernel's log (level 1).\n"
       "                               Where bpf(2) is refused (not root / no CAP_BPF) one line\n"
-      "                               says so and only keel's side is shown; exit 0 either way\n"},
+      "                               says so and only keel's side is shown; the exit status is\n"
+      "                               that of keel's verdicts, whatever the kernel said\n"},
     {"run",
       "  run IN.{bin,s} [--mem HEX | --mem-file FILE] [--guarded] [--budget N]\n"
       "                               decode and run; r1 points to a copy of the memory\n"
