@@ -194,8 +194,8 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
     entry.reason = reason;
     entry.message = message;
     if (json_output) return ProgramReport{outcome, entry_json(entry)};
-    std::printf("%s %s insns=%u %s: %s\n", outcome == Outcome::error ? "ERROR" : "UNSUPPORTED", label.c_str(),
-                program.instruction_count, reason.c_str(), message.c_str());
+    std::printf("%s %s insns=%u %s\n", outcome == Outcome::error ? "ERROR" : "UNSUPPORTED", label.c_str(),
+                program.instruction_count, message.c_str());
     return ProgramReport{outcome, ""};
   };
   if (!program.status.ok())
