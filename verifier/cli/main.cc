@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "keel_git_commit.h"
 #include "usage.h"
 
 namespace {
