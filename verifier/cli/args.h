@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "usage.h"
 
 namespace keel::cli {
 
@@ -24,7 +25,8 @@ class Args {
     return take();
   }
   [[noreturn]] void unknown(const std::string& arg) const {
-    throw CliError(std::string(command_) + ": unknown option '" + arg + "' (try 'keel --help')");
+    throw CliError(std::string(command_) + ": unknown option '" + arg + "' (valid: " + command_options(command_) +
+                   ")");
   }
   // An argument that no option of the command matched: an unknown option
   // is an error, anything else is the command's one input file.

@@ -24,11 +24,19 @@ struct DiagnosticError : CliError {
   using CliError::CliError;
 };
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitTrap = 1;   // the program trapped or was rejected / a test failed
-inline constexpr int kExitUsage = 2;  // bad input: nothing was run
+// The exit-code contract of every command (README.md, `keel --help`).
+inline constexpr int kExitOk = 0;     // every program accepted / the command succeeded
+inline constexpr int kExitTrap = 1;   // a verdict: a program rejected or trapped, a test failed
+inline constexpr int kExitUsage = 2;  // usage error, or input that could not be checked
+
+// The largest input file keel reads (objects, programs, data files): far
+// above any real BPF object (the corpus's largest is a few MiB), and low
+// enough that a wrong path cannot exhaust memory.
+inline constexpr uint64_t kMaxInputBytes = uint64_t{64} << 20;
 
 // Whole-file reads and writes; "-" is stdin / stdout. Throw CliError.
+// read_file refuses, before reading, anything but a regular file (FIFO,
+// directory, device) and files over kMaxInputBytes.
 Bytes read_file(const std::string& path);
 std::string read_text_file(const std::string& path);
 void write_file(const std::string& path, const Bytes& bytes);

@@ -3,7 +3,8 @@
 // Verifies each program with keel and with the running kernel's verifier
 // (linux_loader.h) and prints both verdicts and both verification times,
 // as a table or one JSON object. Disagreement is data, not an error: the
-// exit status is 0 whenever the comparison ran, also when bpf(2) is refused
+// exit status is keel's, as for `keel verify` (0 every program accepted,
+// 1 one rejected, 2 one could not be checked), also when bpf(2) is refused
 // (then only keel's side is shown, under one line that says so).
 #include <sys/utsname.h>
 
@@ -51,6 +52,7 @@ struct Subject {
   std::vector<LinuxMap> linux_maps;
   std::string license = "GPL";
   std::string not_loaded;  // keel's ELF loader could not prepare the program: neither side runs
+  const char* unchecked = "error";  // with not_loaded: "error" or "unsupported" (load_error_verdict)
 };
 
 enum class Side : uint8_t { accept, reject, none };
@@ -73,6 +75,7 @@ struct Row {
   std::string keel_reason;
   int64_t keel_pc = -1;
   std::string keel_message;  // the rejection, or why keel did not run
+  const char* keel_unchecked = "error";  // keel did not run: "error" or "unsupported"
   uint64_t keel_ns = 0;      // median of the runs
   Side linux_side = Side::none;
   LinuxResult linux_result;
@@ -101,10 +104,12 @@ void run_keel(const Options& options, Row& row) {
   const Subject& subject = row.subject;
   if (!subject.not_loaded.empty()) {
     row.keel_message = subject.not_loaded;
+    row.keel_unchecked = subject.unchecked;
     return;
   }
   const ProgramType* type = find_program_type(linux_platform(), subject.type.c_str());
   if (type == nullptr) {
+    row.keel_unchecked = "unsupported";
     row.keel_message = subject.type.empty() ? "no program type for the section (use --type)"
                                             : "program type '" + subject.type + "' is not one keel models";
     return;
@@ -207,7 +212,10 @@ Subject object_subject(const std::string& path, const LoadedObject& loaded, cons
   for (uint32_t i = 0; i < object.map_count; ++i)
     subject.linux_maps.push_back(linux_map(object.maps[i], object.map_info[i]));
   if (object.license != nullptr) subject.license = object.license;
-  if (!program.status.ok()) subject.not_loaded = "load: " + elf_message(program.status);
+  if (!program.status.ok()) {
+    subject.not_loaded = "load: " + elf_message(program.status);
+    subject.unchecked = load_error_verdict(program.status.error);
+  }
   return subject;
 }
 
@@ -232,6 +240,7 @@ void compare_file(const std::string& path, Args& args, const Options& options, c
       subject.file = path;
       subject.label = file_name(path);
       subject.not_loaded = "load: " + elf_message(loaded.result());
+      subject.unchecked = load_error_verdict(loaded.result().error);
       compare(options, sys, denied, std::move(subject), rows);
       return;
     }
@@ -300,7 +309,7 @@ void print_table(const std::vector<Row>& rows, const Options& options, const std
   size_t width = 7;
   for (const Row& row : rows) width = std::max(width, row.subject.label.size());
   const int w = static_cast<int>(width);
-  std::printf("%-*s  %-15s %-7s %-7s %-5s %10s %10s %8s\n", w, "PROGRAM", "TYPE", "LINUX", "KEEL", "AGREE", "LINUX_US",
+  std::printf("%-*s  %-15s %-7s %-11s %-5s %10s %10s %8s\n", w, "PROGRAM", "TYPE", "LINUX", "KEEL", "AGREE", "LINUX_US",
               "KEEL_US", "RATIO");
   for (const Row& row : rows) {
     const std::string linux_us = row.linux_side != Side::none && row.linux_result.verification_us >= 0
@@ -309,8 +318,9 @@ void print_table(const std::vector<Row>& rows, const Options& options, const std
     const std::string keel_us = row.keel_side != Side::none ? microseconds(row.keel_ns) : "-";
     char ratio[32] = "-";
     if (row.has_ratio()) std::snprintf(ratio, sizeof ratio, "%.1fx", row.ratio());
-    std::printf("%-*s  %-15s %-7s %-7s %-5s %10s %10s %8s\n", w, row.subject.label.c_str(),
-                row.subject.type.empty() ? "?" : row.subject.type.c_str(), side_name(row.linux_side), side_name(row.keel_side),
+    std::printf("%-*s  %-15s %-7s %-11s %-5s %10s %10s %8s\n", w, row.subject.label.c_str(),
+                row.subject.type.empty() ? "?" : row.subject.type.c_str(), side_name(row.linux_side),
+                row.keel_side == Side::none ? row.keel_unchecked : side_name(row.keel_side),
                 agreement(row).c_str(), linux_us.c_str(), keel_us.c_str(), ratio);
     if (!row.linux_message.empty()) std::printf("    linux: %s\n", row.linux_message.c_str());
     if (!row.keel_message.empty()) std::printf("    keel: %s\n", row.keel_message.c_str());
@@ -359,7 +369,7 @@ void print_json(const std::vector<Row>& rows, const Options& options, const std:
     else
       json.null("linux_processed_insns");
     if (options.linux_log) json.add("linux_log", row.linux_result.log_text);
-    json.add("keel_verdict", side_name(row.keel_side));
+    json.add("keel_verdict", row.keel_side == Side::none ? row.keel_unchecked : side_name(row.keel_side));
     if (row.keel_pc >= 0)
       json.add("keel_pc", static_cast<uint64_t>(row.keel_pc));
     else
@@ -458,8 +468,14 @@ int cmd_compare(const std::vector<std::string>& arguments) {
   } else {
     print_table(rows, options, denied);
   }
-  std::fflush(stdout);
-  return kExitOk;
+  // The exit-code contract (cli.h) on keel's side: a program keel could
+  // not check outweighs a rejection.
+  int status = kExitOk;
+  for (const Row& row : rows) {
+    if (row.keel_side == Side::none) return kExitUsage;
+    if (row.keel_side == Side::reject) status = kExitTrap;
+  }
+  return status;
 }
 
 }  // namespace keel::cli

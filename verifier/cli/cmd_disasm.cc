@@ -39,15 +39,18 @@ int disasm_object(const std::string& input, Bytes bytes, const std::string& sect
   if (plain && programs.size() != 1)
     throw CliError("disasm: --plain prints one program; select it with --section/--function (" +
                    std::to_string(programs.size()) + " match)");
+  int status = kExitOk;
   for (const ElfProgram* program : programs) {
     if (!program->status.ok()) {
+      // Listed, but the object was not disassembled whole: exit status 2.
       std::printf("%s: not loaded: %s\n", program_label(*program).c_str(), elf_message(program->status).c_str());
+      status = kExitUsage;
       continue;
     }
     if (!plain) std::printf("%s:\n", program_label(*program).c_str());
     print_listing(program->insns, program->slots, plain);
   }
-  return kExitOk;
+  return status;
 }
 
 }  // namespace

@@ -270,7 +270,9 @@ void collect_data_files(const std::string& argument, std::vector<std::string>& f
     files.push_back(argument);
     return;
   }
-  if (!fs::is_directory(path, ec)) throw CliError("test-data: " + argument + ": no such file or directory");
+  if (!fs::is_directory(path, ec))
+    throw CliError("test-data: " + argument +
+                   (fs::exists(path, ec) ? ": not a regular file or a directory" : ": no such file or directory"));
   std::vector<std::string> found;
   for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
     if (it->is_regular_file(ec) && it->path().extension() == ".data") found.push_back(it->path().generic_string());

@@ -2,6 +2,7 @@
 // keel verify OBJ.o [--section S] [--function F] [--type T | --default-type T] [--json]
 // Decodes with the helpers of a Linux program type, verifies, prints the
 // verdict: one line per program, or one JSON object.
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -29,14 +30,112 @@ void print_indented(const std::string& text) {
   for (std::string line; std::getline(stream, line);) std::printf("    %s\n", line.c_str());
 }
 
-void add_verdict(JsonObject& json, const Check& check) {
-  json.add("verdict", check.accepted() ? "accept" : "reject");
-  if (check.accepted()) {
-    json.null("pc").null("reason");
-  } else {
-    json.add("pc", uint64_t{check.pc()}).add("reason", check.reason);
+// What one program came to. accept / reject are verdicts; error (the
+// program or object could not be checked) and unsupported (it uses what
+// keel does not provide) are not, and make the exit status 2.
+enum class Outcome : uint8_t { accept, reject, unsupported, error };
+
+const char* outcome_name(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::accept:
+      return "accept";
+    case Outcome::reject:
+      return "reject";
+    case Outcome::unsupported:
+      return "unsupported";
+    case Outcome::error:
+      break;
   }
-  json.add("message", check.message);
+  return "error";
+}
+
+Outcome load_outcome(ElfError error) {
+  return std::string(load_error_verdict(error)) == "unsupported" ? Outcome::unsupported : Outcome::error;
+}
+
+// The exit status of a run (cli.h): a program that could not be checked
+// outweighs a rejection, since the run did not check everything.
+int exit_status(Outcome worst) {
+  switch (worst) {
+    case Outcome::accept:
+      return kExitOk;
+    case Outcome::reject:
+      return kExitTrap;
+    default:
+      return kExitUsage;
+  }
+}
+
+Outcome worse(Outcome a, Outcome b) {
+  const auto rank = [](Outcome o) { return o == Outcome::accept ? 0 : o == Outcome::reject ? 1 : 2; };
+  return rank(b) > rank(a) ? b : a;
+}
+
+// One program's JSON entry: the same members for raw programs and for the
+// programs of an object (null where they do not apply).
+struct Entry {
+  const char* section = nullptr;
+  const char* function = nullptr;
+  std::string type;
+  uint32_t insns = 0;
+  Outcome outcome = Outcome::error;
+  const Check* check = nullptr;  // the verifier ran
+  std::string reason, message;   // when it did not
+  const SourceLine* line = nullptr;
+};
+
+std::string entry_json(const Entry& entry) {
+  JsonObject json;
+  json.add("section", entry.section).add("function", entry.function);
+  if (entry.type.empty())
+    json.null("type");
+  else
+    json.add("type", entry.type);
+  json.add("insns", uint64_t{entry.insns}).add("verdict", outcome_name(entry.outcome));
+  const Check* check = entry.check;
+  if (check != nullptr && !check->accepted())
+    json.add("pc", uint64_t{check->pc()}).add("reason", check->reason);
+  else if (check != nullptr)
+    json.null("pc").null("reason");
+  else
+    json.null("pc").add("reason", entry.reason);
+  json.add("message", check != nullptr ? check->message : entry.message);
+  const SourceLine* line = entry.line;
+  if (line != nullptr && line->file != nullptr) {
+    json.add("source_file", line->file).add("source_line", uint64_t{line->line});
+    if (line->text != nullptr)
+      json.add("source_text", line->text);
+    else
+      json.null("source_text");
+  } else {
+    json.null("source_file").null("source_line").null("source_text");
+  }
+  if (check != nullptr && !check->state.empty())
+    json.add("state", check->state);
+  else
+    json.null("state");
+  json.add("max_insns_executed", check != nullptr ? check->verdict.max_insns_executed : 0)
+      .add("stack_depth", uint64_t{check != nullptr ? check->verdict.stack_depth : 0})
+      .add("spec_guards", uint64_t{check != nullptr ? check->verdict.spec_guards : 0})
+      .add("arena_bytes", uint64_t{check != nullptr ? check->arena_bytes : 0})
+      .add("verify_ns", check != nullptr ? check->verify_ns : 0);
+  return json.str();
+}
+
+// The one JSON shape of `keel verify --json` for .bin, .s and .o inputs:
+// the file, the overall verdict (that of the exit status), the maps, and
+// one entry per program. `reason`/`message` are set when the file as a
+// whole could not be checked (then `programs` is empty).
+void print_report(const std::string& input, Outcome overall, const JsonArray& maps, const JsonArray& programs,
+                  const std::string& reason = "", const std::string& message = "") {
+  JsonObject json;
+  json.add("file", input).add("verdict", outcome_name(overall));
+  if (reason.empty())
+    json.null("reason").null("message");
+  else
+    json.add("reason", reason).add("message", message);
+  json.raw("maps", maps.str()).raw("programs", programs.str());
+  std::printf("%s\n", json.str().c_str());
 }
 
 int verify_raw(const std::string& input, Bytes file, const std::string& type_name, Args& args,
@@ -51,21 +150,18 @@ int verify_raw(const std::string& input, Bytes file, const std::string& type_nam
   options.verify.map_count = static_cast<uint32_t>(descriptors.size());
   options.with_state = true;
   const Check check = check_program(bytes.data(), bytes.size(), type, options);
+  // A raw program that decode() refuses is rejected, as bpf(2) rejects it.
+  const Outcome outcome = check.accepted() ? Outcome::accept : Outcome::reject;
 
   if (json_output) {
-    JsonObject json;
-    json.add("file", input).add("type", type_name).add("insns", uint64_t{check.insns});
-    add_verdict(json, check);
-    json.add("max_insns_executed", check.verdict.max_insns_executed)
-        .add("stack_depth", uint64_t{check.verdict.stack_depth})
-        .add("spec_guards", uint64_t{check.verdict.spec_guards})
-        .add("arena_bytes", uint64_t{check.arena_bytes})
-        .add("verify_ns", check.verify_ns);
-    if (!check.state.empty()) json.add("state", check.state);
+    Entry entry;
+    entry.type = type_name;
+    entry.insns = check.insns;
+    entry.outcome = outcome;
+    entry.check = &check;
     JsonArray map_list;
     for (const NamedMap& named : maps) map_list.push(json_quote(named.kind));
-    json.raw("maps", map_list.str());
-    std::printf("%s\n", json.str().c_str());
+    print_report(input, outcome, map_list, JsonArray().push(entry_json(entry)));
   } else if (check.accepted()) {
     std::printf("PASS %s type=%s insns=%u max_insns=%llu stack=%u%s\n", input.c_str(), type_name.c_str(), check.insns,
                 static_cast<unsigned long long>(check.verdict.max_insns_executed), check.verdict.stack_depth,
@@ -74,64 +170,61 @@ int verify_raw(const std::string& input, Bytes file, const std::string& type_nam
     std::printf("FAIL %s type=%s insns=%u %s\n", input.c_str(), type_name.c_str(), check.insns, check.message.c_str());
     print_indented(check.state);
   }
-  std::fflush(stdout);
-  return check.accepted() ? kExitOk : kExitTrap;
+  return exit_status(outcome);
 }
 
-// One program of an object: its verdict as text or a JSON object.
+// One program of an object: its outcome, and its JSON entry (JSON output)
+// or its line (text output).
 struct ProgramReport {
-  bool accepted = false;
+  Outcome outcome = Outcome::error;
   std::string json;
 };
 
 ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram& program, const VerifyOptions& base,
                                     bool json_output) {
   const std::string label = program_label(program);
-  JsonObject json;
-  json.add("section", program.section).add("function", program.name).add("type", program.type_name)
-      .add("insns", uint64_t{program.instruction_count});
-  auto load_reject = [&](const std::string& reason, const std::string& message) {
-    if (json_output) {
-      json.add("verdict", "reject").null("pc").add("reason", reason).add("message", message).null("source_line");
-      json.add("max_insns_executed", uint64_t{0}).add("stack_depth", uint64_t{0}).add("arena_bytes", uint64_t{0})
-          .add("verify_ns", uint64_t{0});
-      return ProgramReport{false, json.str()};
-    }
-    std::printf("FAIL %s insns=%u load: %s\n", label.c_str(), program.instruction_count, message.c_str());
-    return ProgramReport{false, ""};
+  Entry entry;
+  entry.section = program.section;
+  entry.function = program.name;
+  if (program.type_name != nullptr) entry.type = program.type_name;
+  entry.insns = program.instruction_count;
+  // The program could not be checked: error or unsupported, never a verdict.
+  auto unchecked = [&](Outcome outcome, const std::string& reason, const std::string& message) {
+    entry.outcome = outcome;
+    entry.reason = reason;
+    entry.message = message;
+    if (json_output) return ProgramReport{outcome, entry_json(entry)};
+    std::printf("%s %s insns=%u %s\n", outcome == Outcome::error ? "ERROR" : "UNSUPPORTED", label.c_str(),
+                program.instruction_count, message.c_str());
+    return ProgramReport{outcome, ""};
   };
-  if (!program.status.ok()) return load_reject(elf_error_name(program.status.error), elf_message(program.status));
+  if (!program.status.ok())
+    return unchecked(load_outcome(program.status.error), elf_error_name(program.status.error),
+                     elf_message(program.status));
   if (program.type_name == nullptr)
-    return load_reject("unknown_program_type", "no program type for the section (use --type or --default-type)");
+    return unchecked(Outcome::unsupported, "unknown_program_type",
+                     "no program type for the section (use --type or --default-type)");
   const ProgramType* type = find_program_type(linux_platform(), program.type_name);
   if (type == nullptr)
-    return load_reject("unsupported_program_type",
-                       std::string("program type '") + program.type_name + "' is not one keel models (" +
-                           program_type_names() + ")");
+    return unchecked(Outcome::unsupported, "unsupported_program_type",
+                     std::string("program type '") + program.type_name + "' is not one keel models (" +
+                         program_type_names() + ")");
 
   CheckOptions options;
   options.verify = base;
   options.verify.maps = loaded.object().maps;
   options.verify.map_count = loaded.object().map_count;
   const Check check = check_program(program.insns, size_t{program.slots} * 8, *type, options);
+  const Outcome outcome = check.accepted() ? Outcome::accept : Outcome::reject;
   const SourceLine* line = check.accepted() ? nullptr : find_source_line(program, check.pc());
   std::string where;
   if (line != nullptr && line->file != nullptr) where = std::string(line->file) + ":" + std::to_string(line->line);
 
   if (json_output) {
-    add_verdict(json, check);
-    if (where.empty()) {
-      json.null("source_line");
-    } else {
-      json.add("source_line", where);
-      if (line->text != nullptr) json.add("source_text", line->text);
-    }
-    json.add("max_insns_executed", check.verdict.max_insns_executed)
-        .add("stack_depth", uint64_t{check.verdict.stack_depth})
-        .add("spec_guards", uint64_t{check.verdict.spec_guards})
-        .add("arena_bytes", uint64_t{check.arena_bytes})
-        .add("verify_ns", check.verify_ns);
-    return ProgramReport{check.accepted(), json.str()};
+    entry.outcome = outcome;
+    entry.check = &check;
+    entry.line = line;
+    return ProgramReport{outcome, entry_json(entry)};
   }
   if (check.accepted()) {
     std::printf("PASS %s type=%s insns=%u max_insns=%llu stack=%u%s\n", label.c_str(), program.type_name,
@@ -146,7 +239,7 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
       if (*text != '\0') std::printf("    %s\n", text);
     }
   }
-  return ProgramReport{check.accepted(), ""};
+  return ProgramReport{outcome, ""};
 }
 
 int verify_object(const std::string& input, Bytes bytes, const std::string& type_name,
@@ -156,40 +249,35 @@ int verify_object(const std::string& input, Bytes bytes, const std::string& type
   if (!default_type.empty()) (void)program_type(args, default_type);
   const LoadedObject loaded(std::move(bytes), type_name, default_type);
   if (!loaded.result().ok()) {
-    // The object as a whole cannot be loaded: a rejection, not bad usage.
+    // The object as a whole cannot be loaded: nothing was checked.
+    const Outcome outcome = load_outcome(loaded.result().error);
+    const std::string reason = elf_error_name(loaded.result().error);
     const std::string message = elf_message(loaded.result());
     if (json_output) {
-      JsonObject program;
-      program.null("section").null("function").null("type").add("insns", uint64_t{0}).add("verdict", "reject")
-          .null("pc").add("reason", elf_error_name(loaded.result().error)).add("message", message).null("source_line")
-          .add("max_insns_executed", uint64_t{0}).add("stack_depth", uint64_t{0}).add("arena_bytes", uint64_t{0})
-          .add("verify_ns", uint64_t{0});
-      JsonObject json;
-      json.add("object", input).raw("programs", JsonArray().push(program.str()).str());
-      std::printf("%s\n", json.str().c_str());
+      print_report(input, outcome, JsonArray(), JsonArray(), reason, message);
     } else {
-      std::printf("FAIL %s load: %s\n", input.c_str(), message.c_str());
+      std::printf("%s %s: %s\n", outcome == Outcome::error ? "ERROR" : "UNSUPPORTED", input.c_str(), message.c_str());
     }
-    std::fflush(stdout);
-    return kExitTrap;
+    return exit_status(outcome);
   }
   const std::vector<const ElfProgram*> programs = loaded.select("verify", section, function);
-  bool all_accepted = true;
+  Outcome overall = Outcome::accept;
   JsonArray list;
   for (const ElfProgram* program : programs) {
     const ProgramReport report = verify_object_program(loaded, *program, base, json_output);
-    all_accepted = all_accepted && report.accepted;
+    overall = worse(overall, report.outcome);
     if (json_output) list.push(report.json);
   }
   if (json_output) {
-    JsonObject json;
-    json.add("object", input).raw("programs", list.str());
-    std::printf("%s\n", json.str().c_str());
+    JsonArray maps;
+    const Object& object = loaded.object();
+    for (uint32_t i = 0; i < object.map_count; ++i)
+      maps.push(object.map_info[i].name != nullptr ? json_quote(object.map_info[i].name) : "null");
+    print_report(input, overall, maps, list);
   } else if (programs.empty()) {
     std::printf("%s: no autoloaded programs\n", input.c_str());
   }
-  std::fflush(stdout);
-  return all_accepted ? kExitOk : kExitTrap;
+  return exit_status(overall);
 }
 
 }  // namespace
@@ -236,7 +324,19 @@ int cmd_verify(const std::vector<std::string>& arguments) {
   }
   if (!section.empty() || !function.empty()) args.fail("--section and --function select programs of an ELF object");
   if (!default_type.empty()) args.fail("--default-type is for ELF objects (raw programs take --type)");
-  if (type_name.empty()) args.fail("missing --type T (one of: " + program_type_names() + ")");
+  if (type_name.empty()) {
+    // Neither an object nor a program: say what the file is not before
+    // asking for a type it could not use anyway.
+    if (bytes.empty()) args.fail(input + ": empty file (neither an ELF object nor a program)");
+    if (!has_extension(input, ".s")) {
+      // Instructions always hold zero bytes (registers, offsets), text never.
+      const bool text = std::find(bytes.begin(), bytes.end(), uint8_t{0}) == bytes.end();
+      const std::string problem = text ? "text, not an ELF object or raw instructions (assembly wants a .s name)"
+                                       : raw_program_problem(bytes);
+      if (!problem.empty()) args.fail(input + ": " + problem);
+    }
+    args.fail("missing --type T (one of: " + program_type_names() + ")");
+  }
   return verify_raw(input, std::move(bytes), type_name, args, maps, options, json_output);
 }
 

@@ -4,31 +4,72 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <iostream>
-#include <iterator>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 
 namespace keel::cli {
 
-Bytes read_file(const std::string& path) {
-  if (path == "-") {
-    std::cin >> std::noskipws;
-    Bytes bytes{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
-    return bytes;
-  }
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw CliError(path + ": is a directory");
-  std::FILE* file = std::fopen(path.c_str(), "rb");
-  if (file == nullptr) throw CliError(path + ": " + std::strerror(errno));
+namespace {
+
+[[noreturn]] void too_large(const std::string& path) {
+  throw CliError(path + ": larger than keel's input limit of " + std::to_string(kMaxInputBytes >> 20) + " MiB");
+}
+
+// Reads at most kMaxInputBytes from `file` into one buffer, sized up front
+// when `expected` (the file's size) is known, so an object is held once.
+Bytes read_bounded(std::FILE* file, const std::string& path, size_t expected) {
   Bytes bytes;
+  bytes.reserve(expected);
   uint8_t chunk[65536];
   size_t got;
-  while ((got = std::fread(chunk, 1, sizeof chunk, file)) > 0) bytes.insert(bytes.end(), chunk, chunk + got);
-  const bool failed = std::ferror(file) != 0;
-  std::fclose(file);
-  if (failed) throw CliError(path + ": read error");
+  while ((got = std::fread(chunk, 1, sizeof chunk, file)) > 0) {
+    if (bytes.size() + got > kMaxInputBytes) too_large(path);
+    bytes.insert(bytes.end(), chunk, chunk + got);
+  }
+  if (std::ferror(file) != 0) throw CliError(path + ": read error");
   return bytes;
+}
+
+}  // namespace
+
+Bytes read_file(const std::string& path) {
+  // stdin may be a pipe or a terminal: bounded as it is read.
+  if (path == "-") return read_bounded(stdin, "<stdin>", 0);
+  // Checked on the open descriptor, before reading: a FIFO would block, a
+  // device (/dev/zero) never ends, and a directory has no bytes.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw CliError(path + ": " + std::strerror(errno));
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) {
+    const int error = errno;
+    ::close(fd);
+    throw CliError(path + ": " + std::strerror(error));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    ::close(fd);
+    throw CliError(path + (S_ISDIR(info.st_mode) ? ": is a directory" : ": not a regular file"));
+  }
+  if (static_cast<uint64_t>(info.st_size) > kMaxInputBytes) {
+    ::close(fd);
+    too_large(path);
+  }
+  std::FILE* file = ::fdopen(fd, "rb");
+  if (file == nullptr) {
+    ::close(fd);
+    throw CliError(path + ": " + std::strerror(errno));
+  }
+  try {
+    Bytes bytes = read_bounded(file, path, static_cast<size_t>(info.st_size));
+    std::fclose(file);
+    return bytes;
+  } catch (...) {
+    std::fclose(file);
+    throw;
+  }
 }
 
 std::string read_text_file(const std::string& path) {
@@ -38,9 +79,8 @@ std::string read_text_file(const std::string& path) {
 
 void write_file(const std::string& path, const Bytes& bytes) {
   if (path == "-") {
-    std::cout.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    std::cout.flush();
-    if (!std::cout) throw CliError("cannot write to stdout");
+    const bool written = std::fwrite(bytes.data(), 1, bytes.size(), stdout) == bytes.size();
+    if (!written || std::fflush(stdout) != 0) throw CliError(std::string("stdout: ") + std::strerror(errno));
     return;
   }
   std::FILE* file = std::fopen(path.c_str(), "wb");

@@ -67,6 +67,19 @@ std::string program_label(const ElfProgram& program) {
   return name == section ? section : section + "/" + name;
 }
 
+const char* load_error_verdict(ElfError error) {
+  switch (error) {
+    case ElfError::unsupported_relocation:
+    case ElfError::missing_symbol:
+    case ElfError::unsupported_core_relocation:
+    case ElfError::unknown_program_type:
+    case ElfError::too_large:
+      return "unsupported";
+    default:
+      return "error";
+  }
+}
+
 std::string elf_message(const ElfResult& result) {
   char text[512];
   describe(result, text, sizeof text);

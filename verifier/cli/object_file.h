@@ -47,6 +47,13 @@ class LoadedObject {
 // "section/function".
 std::string program_label(const ElfProgram& program);
 
+// What a load error means for the exit-code contract (cli.h): "unsupported"
+// when the object is well formed but uses what keel does not provide (a
+// CO-RE relocation needing kernel BTF, an extern, a relocation type, a
+// limit), else "error" (corrupt, truncated, not an eBPF object). Either way
+// the program was not checked: exit status 2, never a rejection.
+const char* load_error_verdict(ElfError error);
+
 // describe(ElfResult) as a string.
 std::string elf_message(const ElfResult& result);
 

@@ -77,13 +77,13 @@ case $CASE in
     bad_input 'odd\.bin: length 3 is not a multiple of 8' "$KEEL" disasm odd.bin ;;
   elf_input)
     # A truncated ELF header: run does not take objects; disasm cannot load
-    # it (bad input); verify rejects it with the load error (exit 1).
+    # it; verify could not check it: verdict "error", exit 2, not a rejection.
     printf '\177ELF\002\001\001\000\000\000\000\000\000\000\000\000' >prog.o
     bad_input 'ELF objects are not supported yet by this command' "$KEEL" run prog.o
     bad_input 'prog\.o: truncated' "$KEEL" disasm prog.o
-    expect 1 "$KEEL" verify prog.o; stdout_has '^FAIL prog\.o load: truncated'
-    expect 1 "$KEEL" verify prog.o --json
-    json_check "d['object'] == 'prog.o' and d['programs'][0]['verdict'] == 'reject' and d['programs'][0]['reason'] == 'truncated'"
+    expect 2 "$KEEL" verify prog.o; stdout_has '^ERROR prog\.o: truncated'
+    expect 2 "$KEEL" verify prog.o --json
+    json_check "d['file'] == 'prog.o' and d['verdict'] == 'error' and d['reason'] == 'truncated' and d['programs'] == []"
     bad_input '--map is for raw programs' "$KEEL" verify prog.o --map m:array:4:4:1 ;;
   garbage_text)
     bad_input '^[^ ]*garbage\.s:1:[0-9]+: error: [a-z_ ]+$' "$KEEL" asm "$DATA/garbage.s" -o out.bin
@@ -147,16 +147,20 @@ case $CASE in
     expect 0 "$KEEL" verify ok.bin --type socket_filter --unprivileged --strict-alignment
     stdout_has '^PASS ok\.bin type=socket_filter insns=2 '
     expect 0 "$KEEL" verify ok.bin --type xdp --json
-    json_check "d['verdict'] == 'accept' and d['type'] == 'xdp' and d['insns'] == 2 and d['pc'] is None and
-      d['reason'] is None and isinstance(d['message'], str) and d['max_insns_executed'] == 2 and
-      all(isinstance(d[k], int) for k in ('stack_depth', 'arena_bytes', 'verify_ns'))" ;;
+    json_check "d['verdict'] == 'accept' and d['file'] == 'ok.bin' and d['maps'] == [] and len(d['programs']) == 1"
+    json_check "[(p['verdict'], p['type'], p['insns'], p['pc'], p['reason'], p['section'], p['source_file'])
+      for p in d['programs']] == [('accept', 'xdp', 2, None, None, None, None)] and
+      isinstance(d['programs'][0]['message'], str) and d['programs'][0]['max_insns_executed'] == 2 and
+      all(isinstance(d['programs'][0][k], int) for k in ('stack_depth', 'arena_bytes', 'verify_ns'))" ;;
   verify_reject)
     expect 1 "$KEEL" verify "$DATA/verify-ctx.s" --type socket_filter
     stdout_has '^FAIL [^ ]*verify-ctx\.s type=socket_filter insns=2 pc 0: r1 is the context pointer'
     grep -Eq '^    frame 0: r1=ctx' out.txt || fail "no abstract state under the FAIL line"
     expect 1 "$KEEL" verify "$DATA/verify-ctx.s" --type socket_filter --json
-    json_check "d['verdict'] == 'reject' and d['pc'] == 0 and d['reason'] == 'ctx_bad_access' and
-      d['message'].startswith('pc 0: ') and isinstance(d['verify_ns'], int)"
+    json_check "d['verdict'] == 'reject' and d['programs'][0]['verdict'] == 'reject' and
+      d['programs'][0]['pc'] == 0 and d['programs'][0]['reason'] == 'ctx_bad_access' and
+      d['programs'][0]['message'].startswith('pc 0: ') and isinstance(d['programs'][0]['verify_ns'], int) and
+      d['programs'][0]['state'].startswith('frame 0')"
     # An unknown helper for the type is a rejection found by the decoder.
     printf 'call 9999\nexit\n' >helper.s
     expect 1 "$KEEL" verify helper.s --type xdp; stdout_has '^FAIL helper\.s type=xdp insns=2 pc 0: decode: unknown_helper \(helper 9999 is not one xdp offers\)$' ;;
@@ -166,7 +170,7 @@ case $CASE in
     expect 1 "$KEEL" verify "$DATA/verify-map.s" --type socket_filter --map counters:hash:4:4:16
     stdout_has 'pc 7: r0 is a pointer to map value of size 4'
     expect 1 "$KEEL" verify "$DATA/verify-map.s" --type socket_filter --map counters:hash:4:4:16 --json
-    json_check "d['reason'] == 'map_value_out_of_bounds' and d['maps'] == ['counters']" ;;
+    json_check "d['programs'][0]['reason'] == 'map_value_out_of_bounds' and d['maps'] == ['counters']" ;;
   verify_bad_input)
     bad_input "unknown program type 'nosuch' \(one of: socket_filter, .*xdp" "$KEEL" verify "$DATA/verify-ok.s" --type nosuch
     bad_input 'missing --type T \(one of: socket_filter' "$KEEL" verify "$DATA/verify-ok.s"
@@ -259,9 +263,10 @@ case $CASE in
     [ "$(tail -n 1 out.txt)" = "0 passed, 1 failed" ] || fail "wrong summary line for pyelf-bad" ;;
   compare_denied)
     # KEEL_COMPARE_DENY_BPF stands in for a machine that refuses bpf(2):
-    # one line says so, keel's side is still shown, the exit status is 0.
+    # one line says so, keel's side is still shown, the exit status is
+    # keel's (1: verify-map.s without its map is rejected).
     export KEEL_COMPARE_DENY_BPF=1
-    expect 0 "$KEEL" compare "$DATA/verify-map.s" "$DATA/verify-ok.s" --type socket_filter --runs 1
+    expect 1 "$KEEL" compare "$DATA/verify-map.s" "$DATA/verify-ok.s" --type socket_filter --runs 1
     [ "$(grep -c 'not permitted' out.txt)" -eq 1 ] || fail "expected exactly one 'not permitted' line"
     stdout_has "^linux: bpf\(2\) not permitted here \(EPERM\): run as root or with CAP_BPF; keel's verdicts follow$"
     stdout_has '^verify-map\.s +socket_filter +n/a +reject +- '
@@ -290,6 +295,180 @@ case $CASE in
     if ! grep -q 'not permitted' out.txt; then
       stdout_has '^verify-map\.s +socket_filter +accept +accept +yes +[0-9]+ +[0-9.]+ '
     fi ;;
+  version)
+    # --version and -V: CMake's project version, and the commit when built from git.
+    expect 0 "$KEEL" --version; stdout_has '^keel [0-9]+\.[0-9]+\.[0-9]+( \([0-9a-f]+\))?$'
+    cp out.txt long.txt
+    expect 0 "$KEEL" -V; cmp -s out.txt long.txt || fail "-V and --version differ" ;;
+  command_help)
+    # `keel --help` holds the input limit and the exit-status table; every
+    # command has its own --help with that table.
+    expect 0 "$KEEL" --help; stdout_has 'at most 64 MiB'; stdout_has '^  2  usage error, or input that could not be checked'
+    for command in asm disasm verify cases compare run test-data suite-pack; do
+      expect 0 "$KEEL" "$command" --help; stdout_has "^Usage: keel $command "; stdout_has '^Exit status'
+      grep -q '^  compare FILE' out.txt && [ "$command" != compare ] && fail "$command --help shows other commands"
+      expect 0 "$KEEL" help "$command"; stdout_has "^Usage: keel $command "
+    done ;;
+  unknown_option_lists)
+    # An unknown option names the command's valid ones.
+    bad_input "verify: unknown option '--jsn' \(valid: .*--type.*--json.*--default-type.*\)" "$KEEL" verify x.o --jsn
+    bad_input "asm: unknown option '--out' \(valid: -o, --help\)" "$KEEL" asm x.s --out y
+    bad_input "run: unknown option '--mme' \(valid: --mem, --mem-file, --guarded, --budget, --help\)" "$KEEL" run x.s --mme 00
+    bad_input "compare: unknown option '--log' \(valid: .*--linux-log.*\)" "$KEEL" compare x.s --log
+    bad_input "cases: unknown option '--sate' \(valid: .*--state.*\)" "$KEEL" cases x.jsonl --sate ;;
+  input_empty_text)
+    # Neither an object nor a program: said so, not "missing --type".
+    : >empty.o; printf 'hello, this is not eBPF\n' >notes.txt; printf 'hello, w' >eight.txt
+    bad_input 'empty\.o: empty file' "$KEEL" verify empty.o
+    bad_input 'empty\.o: empty file' "$KEEL" verify empty.o --json
+    bad_input 'notes\.txt: text, not an ELF object' "$KEEL" verify notes.txt
+    bad_input 'eight\.txt: text, not an ELF object' "$KEEL" verify eight.txt
+    bad_input 'empty\.o: empty program' "$KEEL" disasm empty.o
+    bad_input 'empty\.o: empty program' "$KEEL" compare empty.o --type xdp ;;
+  input_truncated_elf)
+    # A valid ELF64 header whose section table lies past the end of the file.
+    "$KEEL" asm "$DATA/verify-ok.s" -o ok.bin 2>err.txt || fail "asm failed"
+    python3 - <<'PY' || fail "could not write cut.o"
+import struct
+h = b"\x7fELF" + bytes([2, 1, 1, 0]) + bytes(8)
+h += struct.pack("<HHIQQQIHHHHHH", 1, 247, 1, 0, 0, 4096, 0, 64, 0, 0, 64, 8, 1)
+open("cut.o", "wb").write(h)
+PY
+    expect 2 "$KEEL" verify cut.o; stdout_has '^ERROR cut\.o: bad_section_table'
+    expect 2 "$KEEL" verify cut.o --json
+    json_check "d['verdict'] == 'error' and d['reason'] == 'bad_section_table' and d['programs'] == []"
+    bad_input 'cut\.o: bad_section_table' "$KEEL" disasm cut.o
+    export KEEL_COMPARE_DENY_BPF=1
+    expect 2 "$KEEL" compare cut.o --runs 1 --json
+    json_check "d['programs'][0]['keel_verdict'] == 'error'"
+    # Every prefix of a real object is an error, never a verdict or a crash.
+    [ -n "${KEEL_BPF_OBJECT_DIR:-}" ] || exit 0
+    size=$(wc -c <"$KEEL_BPF_OBJECT_DIR/maps.bpf.o")
+    for cut in 0 4 16 63 64 200 1000 $((size / 2)) $((size - 1)); do
+      head -c "$cut" "$KEEL_BPF_OBJECT_DIR/maps.bpf.o" >part.o
+      "$KEEL" verify part.o --json >out.txt 2>err.txt; got=$?
+      [ "$got" -eq 2 ] || fail "a $cut-byte prefix of maps.bpf.o exited $got"
+    done ;;
+  input_elf32)
+    # An ELF32 object (EI_CLASS 1): keel loads only ELF64 eBPF objects.
+    python3 - <<'PY' || fail "could not write elf32.o"
+import struct
+h = b"\x7fELF" + bytes([1, 1, 1, 0]) + bytes(8)
+h += struct.pack("<HHIIIIIHHHHHH", 1, 247, 1, 0, 0, 0, 0, 52, 0, 0, 40, 0, 0)
+open("elf32.o", "wb").write(h + bytes(64))
+PY
+    expect 2 "$KEEL" verify elf32.o --json
+    json_check "d['verdict'] == 'error' and d['reason'] == 'bad_header' and d['programs'] == []"
+    expect 2 "$KEEL" verify elf32.o; stdout_has '^ERROR elf32\.o: bad_header' ;;
+  input_non_bpf_elf)
+    # A host executable and a host relocatable object are not eBPF objects.
+    expect 2 "$KEEL" verify /bin/ls --json
+    json_check "d['verdict'] == 'error' and d['reason'] == 'not_relocatable' and d['programs'] == []"
+    bad_input 'not_relocatable' "$KEEL" disasm /bin/ls
+    if command -v cc >/dev/null; then
+      printf 'int f(void) { return 0; }\n' | cc -x c -c -o host.o - || fail "cc failed"
+      expect 2 "$KEEL" verify host.o --json
+      json_check "d['verdict'] == 'error' and d['reason'] == 'wrong_machine'"
+    fi ;;
+  input_directory)
+    for command in asm disasm run; do bad_input "$DATA: is a directory" "$KEEL" $command "$DATA"; done
+    bad_input "$DATA: is a directory" "$KEEL" verify "$DATA" --type xdp
+    bad_input "is a directory" "$KEEL" cases "$DATA" ;;
+  input_fifo)
+    # A FIFO with no writer would block a reader forever: refused before any read.
+    mkfifo pipe.o || fail "mkfifo failed"
+    for command in asm disasm run; do bad_input 'pipe\.o: not a regular file' timeout 10 "$KEEL" $command pipe.o; done
+    bad_input 'pipe\.o: not a regular file' timeout 10 "$KEEL" verify pipe.o --type xdp
+    bad_input 'pipe\.o: not a regular file' timeout 10 "$KEEL" compare pipe.o --type xdp
+    bad_input 'pipe\.o: not a regular file' timeout 10 "$KEEL" cases pipe.o
+    bad_input 'pipe\.o: not a regular file or a directory' timeout 10 "$KEEL" test-data pipe.o ;;
+  input_device)
+    # /dev/zero never ends: refused at once, not read.
+    for command in asm disasm run; do bad_input '/dev/zero: not a regular file' timeout 10 "$KEEL" $command /dev/zero; done
+    bad_input '/dev/zero: not a regular file' timeout 10 "$KEEL" verify /dev/zero --type xdp
+    bad_input '/dev/zero: not a regular file' timeout 10 "$KEEL" verify /dev/zero
+    bad_input '/dev/zero: not a regular file' timeout 10 "$KEEL" run "$DATA/result.s" --mem-file /dev/zero ;;
+  input_oversized)
+    # Sparse files just over and at the 64 MiB limit: the first is refused
+    # from its size before a byte is read, the second read (and rejected).
+    truncate -s $((64 * 1024 * 1024 + 1)) big.o big.bin big.s || fail "truncate failed"
+    bad_input "big\.o: larger than keel's input limit of 64 MiB" "$KEEL" verify big.o
+    bad_input "big\.bin: larger than keel's input limit of 64 MiB" "$KEEL" disasm big.bin
+    bad_input "big\.s: larger than keel's input limit of 64 MiB" "$KEEL" asm big.s
+    bad_input "big\.bin: larger than keel's input limit of 64 MiB" "$KEEL" run big.bin
+    bad_input "big\.o: larger than keel's input limit of 64 MiB" "$KEEL" compare big.o
+    # stdin has no size: bounded while it is read.
+    head -c $((64 * 1024 * 1024 + 8)) /dev/zero | "$KEEL" disasm - >out.txt 2>err.txt; got=$?
+    [ "$got" -eq 2 ] || fail "oversized stdin: exit $got"
+    stderr_has "<stdin>: larger than keel's input limit of 64 MiB" ;;
+  write_error)
+    # /dev/full: every command's output error is exit 2, never a lost write.
+    full() {
+      local want_line=$1; shift
+      "$@" >/dev/full 2>err.txt; local got=$?
+      [ "$got" -eq 2 ] || fail "'$* >/dev/full' exited $got, expected 2"
+      grep -q "$want_line" err.txt || fail "'$* >/dev/full': stderr lacks '$want_line'"
+    }
+    full 'cannot write to stdout' "$KEEL" verify "$DATA/verify-ok.s" --type xdp
+    full 'cannot write to stdout' "$KEEL" verify "$DATA/verify-ok.s" --type xdp --json
+    full 'cannot write to stdout' "$KEEL" verify "$DATA/verify-ctx.s" --type socket_filter
+    "$KEEL" asm "$DATA/verify-ok.s" -o ok.bin 2>err.txt || fail "asm failed"
+    full 'cannot write to stdout' "$KEEL" disasm ok.bin
+    full 'stdout' "$KEEL" asm "$DATA/verify-ok.s" -o -
+    full 'cannot write to stdout' "$KEEL" run "$DATA/result.s" --mem '00 00 00 00 2a 00 00 00'
+    full 'cannot write to stdout' "$KEEL" cases "$DATA/cases/small.jsonl"
+    full 'cannot write to stdout' "$KEEL" test-data "$DATA/pass.data"
+    full 'cannot write to stdout' env KEEL_COMPARE_DENY_BPF=1 "$KEEL" compare "$DATA/verify-ok.s" --type xdp --runs 1
+    full 'cannot write to stdout' "$KEEL" --help
+    full 'cannot write to stdout' "$KEEL" --version ;;
+  unsupported)
+    # core.bpf.o: read_pid needs a CO-RE relocation (kernel BTF keel lacks),
+    # no_core is checkable: one "unsupported" entry, one verdict, exit 2.
+    [ -n "${KEEL_BPF_OBJECT_DIR:-}" ] || { echo "skipped: no BPF test objects (clang missing)"; exit 77; }
+    expect 2 "$KEEL" verify "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --json
+    json_check "d['verdict'] == 'unsupported' and sorted((p['function'], p['verdict'], p['reason']) for p in d['programs'])
+      == [('no_core', 'accept', None), ('read_pid', 'unsupported', 'unsupported_core_relocation')]"
+    expect 2 "$KEEL" verify "$KEEL_BPF_OBJECT_DIR/core.bpf.o"
+    stdout_has '^UNSUPPORTED kprobe/do_exit/read_pid insns=[0-9]+ unsupported_core_relocation: '
+    stdout_has '^PASS kprobe/do_fork/no_core '
+    expect 0 "$KEEL" verify "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --function no_core
+    # A program type keel does not model: the same object with no_core's
+    # section renamed from kprobe/ to fentry/ (same length, every copy).
+    python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); open("fentry.o", "wb").write(d.replace(b"kprobe/do_fork", b"fentry/do_fork"))' \
+      "$KEEL_BPF_OBJECT_DIR/core.bpf.o" || fail "could not write fentry.o"
+    expect 2 "$KEEL" verify fentry.o --function no_core --json
+    json_check "[(p['verdict'], p['reason']) for p in d['programs']] == [('unsupported', 'unsupported_program_type')] and
+      d['verdict'] == 'unsupported'" ;;
+  exit_codes)
+    # The exit-status table, command by command: 0 / 1 / 2.
+    "$KEEL" asm "$DATA/verify-ok.s" -o ok.bin 2>err.txt || fail "asm failed"
+    expect 0 "$KEEL" asm "$DATA/verify-ok.s" -o a.bin
+    expect 2 "$KEEL" asm "$DATA/garbage.s" -o a.bin
+    expect 0 "$KEEL" disasm ok.bin
+    expect 2 "$KEEL" disasm "$DATA/garbage.s"
+    expect 0 "$KEEL" verify ok.bin --type xdp
+    expect 1 "$KEEL" verify "$DATA/verify-ctx.s" --type socket_filter
+    expect 2 "$KEEL" verify ok.bin
+    export KEEL_COMPARE_DENY_BPF=1
+    expect 0 "$KEEL" compare ok.bin --type xdp --runs 1
+    expect 1 "$KEEL" compare "$DATA/verify-ctx.s" --type socket_filter --runs 1
+    expect 2 "$KEEL" compare /bin/ls --runs 1; stdout_has '^ls +\? +n/a +error '
+    if [ -n "${KEEL_BPF_OBJECT_DIR:-}" ]; then
+      # A rejection and an unchecked program in one run: 2 wins.
+      expect 2 "$KEEL" compare "$DATA/verify-ctx.s" "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --type socket_filter --runs 1 --json
+      json_check "sorted(p['keel_verdict'] for p in d['programs']) == ['accept', 'reject', 'unsupported']"
+    fi
+    expect 0 "$KEEL" run "$DATA/result.s" --mem '00 00 00 00 2a 00 00 00'
+    expect 1 "$KEEL" run "$DATA/trap.s" --mem '01 02 03 04 05 06 07 08' --guarded
+    expect 2 "$KEEL" run "$DATA/garbage.s"
+    expect 0 "$KEEL" cases "$DATA/cases/small.jsonl"
+    expect 1 "$KEEL" cases "$DATA/cases/false-accept.jsonl"
+    expect 2 "$KEEL" cases nope.jsonl
+    expect 0 "$KEEL" test-data "$DATA/pass.data"
+    expect 1 "$KEEL" test-data "$DATA/fail.data"
+    expect 2 "$KEEL" test-data nope.data
+    expect 0 "$KEEL" suite-pack s.blob --data "$DATA/pass.data"
+    expect 2 "$KEEL" suite-pack s.blob ;;
   *)
     echo "unknown case $CASE"; exit 1 ;;
 esac

@@ -46,7 +46,9 @@ import json, sys
 d = json.load(sys.stdin)
 p = d["programs"]
 assert len(p) == 1 and p[0]["section"] == "socket1" and p[0]["verdict"] == "accept" and p[0]["type"] == "socket_filter"
-for key in ("function", "insns", "pc", "reason", "message", "source_line", "max_insns_executed", "arena_bytes", "verify_ns"):
+assert d["verdict"] == "accept" and d["file"].endswith("sockex1_kern.o") and isinstance(d["maps"], list)
+for key in ("function", "insns", "pc", "reason", "message", "source_file", "source_line", "source_text", "state",
+            "max_insns_executed", "arena_bytes", "verify_ns"):
     assert key in p[0], key
 ' || fail "JSON shape"
 # A deliberately bad program: map pointer arithmetic, named by its source line.
@@ -58,17 +60,18 @@ out=$("$KEEL" verify "$samples/build/badmapptr.o" --type socket_filter --json); 
 printf '%s' "$out" | python3 -c '
 import json, sys
 p = json.load(sys.stdin)["programs"][0]
-assert p["verdict"] == "reject" and p["reason"] == "pointer_arithmetic" and "badmapptr.c:" in p["source_line"]
+assert p["verdict"] == "reject" and p["reason"] == "pointer_arithmetic"
+assert p["source_file"].endswith("badmapptr.c") and isinstance(p["source_line"], int) and p["source_line"] > 0
 ' || fail "badmapptr JSON"
-# Malformed objects: a load error, never a crash.
+# Malformed objects: an error (exit 2), never a verdict or a crash.
 out=$("$KEEL" verify "$samples/invalid/badsymsize.o"); status=$?
-[ $status -eq 1 ] || fail "badsymsize.o: exit $status"
-[[ $out =~ ^FAIL\ .*badsymsize\.o\ load:\  ]] || fail "badsymsize line"
-# A section name keel does not know: a load error naming the way out, and
+[ $status -eq 2 ] || fail "badsymsize.o: exit $status"
+[[ $out =~ ^ERROR\ .*badsymsize\.o:\  ]] || fail "badsymsize line"
+# A section name keel does not know: unsupported (exit 2), and
 # --default-type types it (--type would retype every section).
 out=$("$KEEL" verify "$samples/build/bounded_loop.o"); status=$?
-[ $status -eq 1 ] || fail "bounded_loop.o: exit $status"
-[[ $out =~ ^FAIL\ test/test_bounded_loop\ .*load:\ .*unknown\ program\ type ]] || fail "unknown type line"
+[ $status -eq 2 ] || fail "bounded_loop.o: exit $status"
+[[ $out =~ ^UNSUPPORTED\ test/test_bounded_loop\ .*unknown\ program\ type ]] || fail "unknown type line"
 out=$("$KEEL" verify "$samples/build/bounded_loop.o" --default-type socket_filter); status=$?
 [ $status -eq 0 ] || fail "--default-type: exit $status"
 [[ $out =~ ^PASS\ test/test_bounded_loop\ type=socket_filter ]] || fail "--default-type line"
