@@ -290,8 +290,13 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
         if (r.kind == RegKind::scalar || r.kind == RegKind::mixed || r.kind == RegKind::ctx) {
           return e.fail(pc, Reason::helper_argument, ri, d);
         }
-        const Access access = kind == ArgKind::mem_writable ? Access::write : Access::read;
-        if (!check_memory_arg(e, s, reg, n.max, access, packet_ok, pc)) return false;
+        // A write of a variable size initialises only the bytes every size
+        // covers, [0, n.min): a fill past them may read what the program
+        // never wrote (check_memory_store).
+        const bool ok = kind == ArgKind::mem_writable
+                            ? check_memory_store(e, s, reg, n.min, n.max, false, packet_ok, pc)
+                            : check_memory_arg(e, s, reg, n.max, Access::read, packet_ok, pc);
+        if (!ok) return false;
         ++i;  // the size argument is checked
         break;
       }
