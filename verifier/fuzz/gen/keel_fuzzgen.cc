@@ -170,6 +170,8 @@ std::string write_reproducer(const Options& o, uint64_t index, const Generated& 
   std::string txt = std::string("finding: ") + keel::fuzzgen::finding_kind_name(f.kind) + " at pc " +
                     std::to_string(f.pc) + ": " + f.message + "\n" + "verdict: " + describe_verdict(g.judgement.verdict) +
                     "\n" + "reproduce: " + verify_command(stem + ".bin", g.program) + "\n" +
+                    "note: the oracle verifies with VerifyOptions defaults (allow_uninit_stack_reads = false); "
+                    "keel verify, like privileged Linux, allows unwritten stack reads unless --unprivileged\n" +
                     "regenerate: keel-fuzzgen --seed " + std::to_string(o.seed) + " --index " + std::to_string(index) +
                     " --inputs " + std::to_string(o.inputs) + "\n";
   write_file(stem + ".txt", txt.data(), txt.size());

@@ -131,8 +131,15 @@ struct World {
     }
     regions[region_count++] = Region{base, size, writable};
   }
+  static bool inside(uint64_t base, uint64_t size, uint64_t region_base, uint64_t region_size) {
+    return base >= region_base && size <= region_size && base - region_base <= region_size - size;
+  }
   bool holds(uint64_t base, uint64_t size, bool write) const {
-    if (base >= stack_base && size <= stack_size && base - stack_base <= stack_size - size) return true;
+    if (inside(base, size, stack_base, stack_size)) return true;
+    // The stacks of the bpf_loop callbacks running now.
+    for (uint32_t d = 0; d < callback_depth; ++d) {
+      if (inside(base, size, address_of(callback_stacks[d]->bytes), sizeof(RunStack::bytes))) return true;
+    }
     for (uint32_t i = 0; i < region_count; ++i) {
       const Region& r = regions[i];
       if ((r.writable || !write) && base >= r.base && size <= r.size && base - r.base <= r.size - size) return true;

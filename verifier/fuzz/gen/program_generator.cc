@@ -43,7 +43,8 @@ constexpr uint8_t kJa = 0x00, kCall = 0x80, kExit = 0x90;
 constexpr uint8_t kJumpOps[] = {0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0xa0, 0xb0, 0xc0, 0xd0};  // jeq..jsle
 constexpr uint8_t kLddw = 0x18;
 constexpr uint8_t kPseudoMapFd = 1, kPseudoCall = 1, kPseudoFunc = 4;
-constexpr int32_t kHelperMapLookup = 1, kHelperKtime = 5, kHelperPrandom = 7, kHelperLoop = 181;
+constexpr int32_t kHelperMapLookup = 1, kHelperKtime = 5, kHelperPrandom = 7, kHelperSkbLoadBytes = 26,
+                  kHelperProbeReadKernel = 113, kHelperLoop = 181, kHelperXdpLoadBytes = 189;
 
 uint8_t size_code(uint32_t bytes) {
   switch (bytes) {
@@ -495,7 +496,10 @@ class Generator {
   void use(Frame& f) {
     const uint32_t w = width();
     const bool store = c_.chance(30);
-    switch (c_.below(5)) {
+    switch (c_.below(6)) {
+      case 5:
+        if (helper_memory(f)) return;
+        break;
       case 0:
         if (f.map_value) {
           e_.emit(kAlu64 | kMov | kSrcX, 1, 8, 0, 0);
@@ -539,6 +543,44 @@ class Generator {
         break;
     }
     e_.emit(kStx | kMem | size_code(w), 10, 7, stack_slot(w), 0);
+  }
+
+  // r7 as the size of a helper's memory argument: the helper writes r7
+  // bytes at fp-64 (or into the map value), read back afterwards.
+  bool helper_memory(Frame& f) {
+    const bool into_map = f.map_value && c_.chance(30);
+    const auto destination = [&](uint8_t reg) {
+      if (into_map) {
+        e_.emit(kAlu64 | kMov | kSrcX, reg, 8, 0, 0);
+      } else {
+        e_.emit(kAlu64 | kMov | kSrcX, reg, 10, 0, 0);
+        e_.emit(kAlu64 | kAdd, reg, 0, 0, c_.chance(80) ? -64 : -8 * static_cast<int32_t>(1 + c_.below(8)));
+      }
+    };
+    if (f.ctx && std::strcmp(type_.name, "xdp") != 0 && c_.chance(50)) {
+      e_.emit(kAlu64 | kMov | kSrcX, 1, 6, 0, 0);  // bpf_skb_load_bytes(ctx, offset, to, len)
+      e_.emit(kAlu64 | kMov, 2, 0, 0, static_cast<int32_t>(c_.below(16)));
+      destination(3);
+      e_.emit(kAlu64 | kMov | kSrcX, 4, 7, 0, 0);
+      e_.emit(kJmp | kCall, 0, 0, 0, kHelperSkbLoadBytes);
+    } else if (f.ctx && std::strcmp(type_.name, "xdp") == 0 && c_.chance(50)) {
+      e_.emit(kAlu64 | kMov | kSrcX, 1, 6, 0, 0);  // bpf_xdp_load_bytes(ctx, offset, buf, len)
+      e_.emit(kAlu64 | kMov, 2, 0, 0, static_cast<int32_t>(c_.below(16)));
+      destination(3);
+      e_.emit(kAlu64 | kMov | kSrcX, 4, 7, 0, 0);
+      e_.emit(kJmp | kCall, 0, 0, 0, kHelperXdpLoadBytes);
+    } else if (privileged_) {
+      destination(1);  // bpf_probe_read_kernel(dst, size, unsafe_ptr)
+      e_.emit(kAlu64 | kMov | kSrcX, 2, 7, 0, 0);
+      e_.emit(kAlu64 | kMov, 3, 0, 0, 0);
+      e_.emit(kJmp | kCall, 0, 0, 0, kHelperProbeReadKernel);
+    } else {
+      return false;
+    }
+    const uint32_t w = width();
+    if (into_map) e_.emit(kLdx | kMem | size_code(w), 9, 8, 0, 0);
+    else e_.emit(kLdx | kMem | size_code(w), 9, 10, static_cast<int16_t>(-64), 0);
+    return true;
   }
 
   Choices& c_;
