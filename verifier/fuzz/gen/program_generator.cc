@@ -325,7 +325,7 @@ class Generator {
   // r7 = a value from a helper, a map value, the context, the packet, the
   // stack or a constant.
   void source(Frame& f) {
-    switch (c_.below(8)) {
+    switch (c_.below(9)) {
       case 0:
         e_.emit(kJmp | kCall, 0, 0, 0, kHelperPrandom);
         e_.emit(kAlu64 | kMov | kSrcX, 7, 0, 0, 0);
@@ -358,6 +358,16 @@ class Generator {
         e_.emit(kLdx | kMem | size_code(w), 7, 10, stack_slot(w), 0);
         return;
       }
+      case 6:
+        if (f.ctx && packet_) {  // the packet's length: data_end - data
+          const CtxField& data = type_.fields[data_field_];
+          const CtxField& end = type_.fields[end_field_];
+          e_.emit(kLdx | kMem | size_code(data.size), 2, 6, static_cast<int16_t>(data.offset), 0);
+          e_.emit(kLdx | kMem | size_code(end.size), 7, 6, static_cast<int16_t>(end.offset), 0);
+          e_.emit(kAlu64 | kSub | kSrcX, 7, 2, 0, 0);
+          return;
+        }
+        break;
       default:
         break;
     }
@@ -370,7 +380,46 @@ class Generator {
   // One step that changes what is known about r7.
   void narrow(Frame& f) {
     const uint8_t cls = c_.chance(60) ? kAlu64 : kAlu;
-    switch (c_.below(12)) {
+    switch (c_.below(16)) {
+      case 12: {  // a copy of r7 is compared; r7 is used (linked scalars)
+        e_.emit((c_.chance(75) ? kAlu64 : kAlu) | kMov | kSrcX, 1, 7, 0, 0);
+        if (c_.chance(30)) e_.emit(kAlu64 | kAdd, 1, 0, 0, edge32());
+        e_.jump((c_.chance(60) ? kJmp : kJmp32) | jump_op(), 1, 0, edge32(), f.bail);
+        return;
+      }
+      case 13: {  // if (r7 op r1) bail, r1 another unknown value
+        e_.emit(kJmp | kCall, 0, 0, 0, kHelperPrandom);
+        e_.emit(kAlu64 | kMov | kSrcX, 1, 0, 0, 0);
+        if (c_.chance(50)) e_.emit(kAlu64 | kAnd, 1, 0, 0, edge32());
+        e_.jump((c_.chance(60) ? kJmp : kJmp32) | jump_op() | kSrcX, 7, 1, 0, f.bail);
+        return;
+      }
+      case 14: {  // an atomic operation on a stack slot holding r7 (RFC 9669 §5.3)
+        static constexpr int32_t kAtomics[] = {0x00, 0x40, 0x50, 0xa0, 0x01, 0x41, 0x51, 0xa1, 0xe1, 0xf1};
+        const uint32_t w = c_.chance(50) ? 8 : 4;
+        const int16_t slot = static_cast<int16_t>(-16 - 8 * static_cast<int>(c_.below(7)));
+        e_.emit(kStx | kMem | size_code(w), 10, 7, slot, 0);
+        const int32_t op = kAtomics[c_.below(sizeof kAtomics / sizeof kAtomics[0])];
+        if (op == 0xf1) e_.emit(kAlu64 | kMov, 0, 0, 0, edge32());  // cmpxchg compares with r0
+        e_.emit(kAlu64 | kMov, 1, 0, 0, edge32());
+        e_.emit(kStx | 0xc0 | size_code(w), 10, 1, slot, op);
+        // fetch variants return the old value in the source register (r0 for cmpxchg)
+        if (op == 0xf1) e_.emit(kAlu64 | kMov | kSrcX, 7, 0, 0, 0);
+        else if ((op & 1) != 0) e_.emit(kAlu64 | kMov | kSrcX, 7, 1, 0, 0);
+        else e_.emit(kLdx | kMem | size_code(w), 7, 10, slot, 0);
+        return;
+      }
+      case 15:  // a sign-extending load of what r7 spilled (ldxs, RFC 9669 §5.2)
+        if (c_.chance(50)) {
+          const uint32_t w = 1u << c_.below(3);
+          const int16_t slot = static_cast<int16_t>(-16 - 8 * static_cast<int>(c_.below(7)));
+          e_.emit(kStx | kMem | size_code(8), 10, 7, slot, 0);
+          e_.emit(kLdx | 0x80 | size_code(w), 7, 10, slot, 0);
+          return;
+        }
+        e_.emit(kAlu64 | kMov, 1, 0, 0, edge32() | 1);
+        e_.emit(cls | (c_.chance(50) ? kDiv : kMod) | kSrcX, 7, 1, 1, 0);  // sdiv / smod by a register
+        return;
       case 0: case 1: case 2: {  // r7 op= imm
         static constexpr uint8_t kOps[] = {kAdd, kSub, kMul, kDiv, kOr, kAnd, kAnd, kAnd, kLsh, kRsh, kRsh, kMod, kXor, kArsh};
         const uint8_t op = kOps[c_.below(sizeof kOps)];
@@ -455,6 +504,11 @@ class Generator {
     e_.bind(head);
     if (c_.chance(70)) e_.emit(kAlu64 | (c_.chance(50) ? kAdd : kXor), 7, 0, 0, c_.chance(50) ? 1 : edge32());
     if (c_.chance(30)) use(f);
+    if (f.map_value && c_.chance(30)) {  // value[counter]
+      e_.emit(kAlu64 | kMov | kSrcX, 1, 8, 0, 0);
+      e_.emit(kAlu64 | kAdd | kSrcX, 1, 5, 0, 0);
+      e_.emit(kLdx | kMem | size_code(1), 9, 1, 0, 0);
+    }
     e_.emit(counter_cls | (c_.chance(50) ? kAdd : kSub), 5, 0, 0, kSteps[c_.below(sizeof kSteps / sizeof kSteps[0])]);
     const int32_t bound = c_.chance(70) ? static_cast<int32_t>(c_.below(20)) : edge32();
     e_.jump((c_.chance(70) ? kJmp : kJmp32) | jump_op(), 5, 0, bound, head);
