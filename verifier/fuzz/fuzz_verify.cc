@@ -90,7 +90,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     if (!large.ok()) continue;
     const uint64_t seed = keel::fuzz::pick(data, size, 0x5eed);
-    const keel::fuzzgen::Finding f = keel::fuzzgen::run_accepted(program, *type, large, seed, 3);
+    const keel::fuzzgen::Finding f = keel::fuzzgen::run_accepted(program, *type, large, seed, 3, false);
     if (f.found()) {
       std::fprintf(stderr, "fuzz_verify: soundness finding (type %s): %s at pc %u: %s\n", type->name,
                    keel::fuzzgen::finding_kind_name(f.kind), f.pc, f.message.c_str());

@@ -102,6 +102,26 @@ MappedStack map_stack() {
   return MappedStack(static_cast<RunStack*>(p));
 }
 
+// Map values and the context, each in the middle of its own 4 KiB slot of
+// one mapping: an access that misses its block by less than 2 KiB lands in
+// memory that is no region (heap blocks side by side would let an access
+// past one map value land in the next and pass).
+constexpr uint32_t kPoolSlot = 4096;
+constexpr uint32_t kPoolSlots = kEntries + 1;
+
+uint8_t* pool() {
+  thread_local uint8_t* memory = [] {
+    void* p = mmap(nullptr, kPoolSlot * kPoolSlots, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+      std::fprintf(stderr, "keel fuzz oracle: cannot map the memory pool\n");
+      std::abort();
+    }
+    return static_cast<uint8_t*>(p);
+  }();
+  return memory;
+}
+uint8_t* pool_block(uint32_t slot) { return pool() + slot * kPoolSlot + kPoolSlot / 2; }
+
 // Everything the runs of one program may touch, and what they found.
 struct World {
   const ProgramType* type = nullptr;
@@ -401,6 +421,38 @@ bool same(const Outcome& a, const Outcome& b) {
          a.memory == b.memory;
 }
 
+// Whether `v` is an address (or a handle standing for one) the program was given.
+bool is_address(const World& w, uint64_t v) {
+  // Inclusive of the end: r10 points one past its frame.
+  const auto in = [v](uint64_t base, uint64_t size) { return v - base <= size; };
+  if (in(w.stack_base, w.stack_size) || in(address_of(pool()), uint64_t{kPoolSlot} * kPoolSlots)) return true;
+  for (const MappedStack& stack : w.callback_stacks) {
+    if (in(address_of(stack->bytes), sizeof stack->bytes)) return true;
+  }
+  if (packet_page() != nullptr && in(address_of(packet_page()), 2 * kPacketRoom)) return true;
+  return in(kMapHandle, kMapCount) || in(kCodeHandle, w.callback_count);
+}
+
+// r0 if it holds an address, or the first 8-byte window of `o`'s memory
+// that holds one and was written by the run (the context holds packet
+// addresses from the start).
+bool leaks(const World& w, const Outcome& before, const Outcome& o, uint64_t& address) {
+  if (is_address(w, o.result.r0)) {
+    address = o.result.r0;
+    return true;
+  }
+  for (size_t i = 0; i + 8 <= o.memory.size(); ++i) {
+    if (std::memcmp(before.memory.data() + i, o.memory.data() + i, 8) == 0) continue;
+    uint64_t v;
+    std::memcpy(&v, o.memory.data() + i, 8);
+    if (is_address(w, v)) {
+      address = v;
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 const char* finding_kind_name(FindingKind kind) {
@@ -411,13 +463,14 @@ const char* finding_kind_name(FindingKind kind) {
     case FindingKind::saturated_bound: return "saturated_bound";
     case FindingKind::uninit_read: return "uninit_read";
     case FindingKind::helper_argument: return "helper_argument";
+    case FindingKind::pointer_leak: return "pointer_leak";
     case FindingKind::other_status: return "other_status";
   }
   return "invalid";
 }
 
 Finding run_accepted(const Program& decoded, const ProgramType& type, const Verdict& verdict, uint64_t seed,
-                     uint32_t inputs, uint32_t* runs) {
+                     uint32_t inputs, bool unprivileged, uint32_t* runs) {
   if (runs != nullptr) *runs = 0;
   Finding none;
   // A saturated bound is reported after the runs, so that a trap in the
@@ -434,13 +487,11 @@ Finding run_accepted(const Program& decoded, const ProgramType& type, const Verd
   std::vector<Insn> callback_insns(decoded.count + 2);
   callback_insns[0] = Insn{Op::call_local, 0, 0, 0x85, 0, 0};
   callback_insns[1] = Insn{Op::exit, 0, 0, 0x95, 0, 0};
-  std::unique_ptr<uint8_t[]> entries[kEntries];
   World w;
   w.type = &type;
   for (uint32_t e = 0; e < kEntries; ++e) {
     const uint32_t size = kMaps[e < 4 ? 0 : 1].value_size;
-    entries[e].reset(new uint8_t[size]);
-    w.entries[e] = entries[e].get();
+    w.entries[e] = pool_block(e);
     w.add(address_of(w.entries[e]), size, true);
   }
   for (uint32_t pc = 0; pc < decoded.count; ++pc) {
@@ -461,8 +512,8 @@ Finding run_accepted(const Program& decoded, const ProgramType& type, const Verd
   w.callback_insns = callback_insns.data();
   w.callback_count = static_cast<uint32_t>(callback_insns.size());
 
-  std::unique_ptr<uint8_t[]> ctx(new uint8_t[type.ctx_size]);
-  w.ctx = ctx.get();
+  if (type.ctx_size > kPoolSlot / 2) return none;  // no such Linux type
+  w.ctx = pool_block(kEntries);
   add_ctx_regions(w, type);
   bool has_packet = false;
   for (uint32_t i = 0; i < type.field_count; ++i) has_packet |= type.fields[i].yields == CtxYield::packet;
@@ -494,6 +545,7 @@ Finding run_accepted(const Program& decoded, const ProgramType& type, const Verd
       w.callback_insns_run = 0;
       w.callback_budget_hit = false;
       std::memset(stack->bytes, fill, sizeof stack->bytes);
+      const Outcome before = snapshot(w, type, RunResult{});
       RunOptions options;
       options.mode = RunMode::guarded;
       options.insn_budget = judged_budget ? verdict.max_insns_executed : kBudgetCap;
@@ -540,6 +592,14 @@ Finding run_accepted(const Program& decoded, const ProgramType& type, const Verd
         return f;
       }
       Outcome now = snapshot(w, type, r);
+      uint64_t address = 0;
+      if (unprivileged && r.status == RunStatus::ok && leaks(w, before, now, address)) {
+        f.kind = FindingKind::pointer_leak;
+        f.value = address;
+        f.message = "an unprivileged program let out the address " + hex(address) + " (in r0 or stored in a map, "
+                    "the context or the packet)";
+        return f;
+      }
       if (fill == 0) {
         first = std::move(now);
       } else if (!unjudged && !same(first, now)) {
@@ -581,7 +641,7 @@ Judgement judge(const uint8_t* bytes, size_t size, const ProgramType& type, cons
   Arena arena(arena_memory.data(), arena_memory.size());
   j.verdict = verify(program, type, options, arena);
   if (!j.verdict.ok()) return j;
-  j.finding = run_accepted(program, type, j.verdict, seed, inputs, &j.runs);
+  j.finding = run_accepted(program, type, j.verdict, seed, inputs, !options.privileged, &j.runs);
   return j;
 }
 

@@ -36,6 +36,7 @@ enum class FindingKind : uint8_t {
   saturated_bound,   // max_insns_executed is UINT64_MAX: no bound at all
   uninit_read,       // the outcome changed with the never-written stack contents
   helper_argument,   // a helper got an argument its prototype forbids
+  pointer_leak,      // unprivileged: an address in r0 at exit or stored into a map, the context or the packet
   other_status,      // another RunStatus the interpreter should never give a verified program
 };
 
@@ -59,11 +60,13 @@ struct Judgement {
 
 // Runs the accepted `decoded` program (its map lddws name kMaps) as `type`
 // on `inputs` edge-biased inputs derived from `seed`, each twice with
-// different never-written stack contents. Returns the first finding.
+// different never-written stack contents. Returns the first finding. With
+// `unprivileged`, an address the program lets out is a finding too
+// (8-byte values only: a stored half of a pointer is not seen).
 // `verdict` is what the verifier said; the runs trust nothing else, so a
 // test may hand in a program the verifier never saw.
 Finding run_accepted(const Program& decoded, const ProgramType& type, const Verdict& verdict, uint64_t seed,
-                     uint32_t inputs, uint32_t* runs = nullptr);
+                     uint32_t inputs, bool unprivileged = false, uint32_t* runs = nullptr);
 
 // Decodes and verifies `bytes` as `type` with `options` (maps: kMaps), and
 // when accepted, run_accepted().

@@ -58,10 +58,10 @@ Verdict keel_verdict(const std::string& text, const char* type, bool privileged 
   return verify(d.program, type_named(type), verify_options(privileged), arena);
 }
 
-Finding bypass(const std::string& text, const char* type, uint64_t bound) {
+Finding bypass(const std::string& text, const char* type, uint64_t bound, bool unprivileged = false) {
   Decoded d;
   decode_into(assemble_text(text), d);
-  return run_accepted(d.program, type_named(type), accepted(bound), 7, 4);
+  return run_accepted(d.program, type_named(type), accepted(bound), 7, 4, unprivileged);
 }
 
 TEST(Oracle, ReportsAnOutOfBoundsLoadAsATrap) {
@@ -113,6 +113,19 @@ TEST(Oracle, ReportsAHelperArgumentOutsideItsPrototype) {
   const Finding f = bypass(text, "xdp", 7);
   EXPECT_EQ(f.kind, FindingKind::helper_argument) << f.message;
   EXPECT_EQ(f.pc, 4u);
+}
+
+TEST(Oracle, ReportsAnAddressAnUnprivilegedProgramLetsOut) {
+  // The frame pointer returned, or stored into __sk_buff.cb[0..1].
+  const std::string returned = "mov %r0, %r10\nexit\n";
+  EXPECT_EQ(keel_verdict(returned, "socket_filter", false).reason, Reason::pointer_leak);
+  EXPECT_EQ(bypass(returned, "socket_filter", 2, true).kind, FindingKind::pointer_leak);
+  EXPECT_EQ(bypass(returned, "socket_filter", 2, false).kind, FindingKind::none);  // privileged may
+  const std::string stored = "stxdw [%r1+48], %r10\nmov %r0, 0\nexit\n";
+  const Finding f = bypass(stored, "socket_filter", 3, true);
+  EXPECT_EQ(f.kind, FindingKind::pointer_leak) << f.message;
+  // A scalar stored there is no leak.
+  EXPECT_EQ(bypass("stdw [%r1+48], 7\nmov %r0, 0\nexit\n", "socket_filter", 3, true).kind, FindingKind::none);
 }
 
 TEST(Oracle, RunsBpfLoopCallbacksAndJudgesThem) {
