@@ -258,8 +258,15 @@ class Generator {
     e_.emit(kAlu64 | kMov | kSrcX, 2, 10, 0, 0);
     e_.emit(kAlu64 | kAdd, 2, 0, 0, -8);
     e_.emit(kJmp | kCall, 0, 0, 0, kHelperMapLookup);
-    if (c_.chance(95)) e_.jump(kJmp | 0x10, 0, 0, 0, f.bail);  // jeq r0, 0, bail
-    e_.emit(kAlu64 | kMov | kSrcX, 8, 0, 0, 0);
+    if (c_.chance(20)) {  // the NULL check on a copy: both must be refined
+      e_.emit(kAlu64 | kMov | kSrcX, 8, 0, 0, 0);
+      if (c_.chance(95)) e_.jump(kJmp | (c_.chance(50) ? 0x10 : 0x50), 8, 0, 0, f.bail);  // jeq / jne r8, 0
+      if (c_.chance(50)) e_.emit(kAlu64 | kMov | kSrcX, 8, 0, 0, 0);
+    } else {
+      if (c_.chance(95)) e_.jump(kJmp | 0x10, 0, 0, 0, f.bail);  // jeq r0, 0, bail
+      e_.emit(kAlu64 | kMov | kSrcX, 8, 0, 0, 0);
+    }
+    if (c_.chance(15)) e_.emit(kAlu64 | (c_.chance(50) ? kAdd : kSub), 8, 0, 0, edge32() & 63);  // a moved base
     f.map_value = true;
     f.value_size = kMaps[m].value_size;
   }
@@ -439,7 +446,8 @@ class Generator {
           e_.emit(kAlu64 | kMov | kSrcX, 1, 0, 0, 0);
           e_.emit(kAlu64 | kAnd, 1, 0, 0, edge32());
         }
-        e_.emit(cls | kOps[c_.below(sizeof kOps)] | kSrcX, 7, 1, 0, 0);
+        // Now and then the register with itself (r7 -= r7, r7 ^= r7, ...).
+        e_.emit(cls | kOps[c_.below(sizeof kOps)] | kSrcX, 7, c_.chance(15) ? 7 : 1, 0, 0);
         return;
       }
       case 4:  // width changes: mov32 (zero-extends), movsx, neg, byte swaps
