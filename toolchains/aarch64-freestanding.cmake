@@ -11,4 +11,8 @@ set(CMAKE_OBJCOPY aarch64-linux-gnu-objcopy)
 # Static libraries only: no executable can link without a runtime here.
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
 # Device memory faults on unaligned accesses before the MMU is on (PLATFORM.md).
-set(CMAKE_CXX_FLAGS_INIT "-mstrict-align -mgeneral-regs-only -nostdlib")
+# No PIC: the kernel runs where it is linked (Debian's compiler defaults to PIE).
+set(CMAKE_CXX_FLAGS_INIT "-mstrict-align -mgeneral-regs-only -fno-pic -fno-pie -nostdlib")
+# The kernel's boot stub and exception vectors (.S, preprocessed by gcc).
+set(CMAKE_ASM_COMPILER aarch64-linux-gnu-gcc)
+set(CMAKE_ASM_FLAGS_INIT "-fno-pic -fno-pie")

@@ -85,10 +85,21 @@ TEST(Callbacks, PlaceholderOffsets) {
 
 TEST(Callbacks, LoopAcceptedAndBounded) {
   Checker c;
-  const Verdict v = c.run(program(kLoopNull + kExit0, {kExit0}), "sched_cls");
+  Verdict v = c.run(program(kLoopNull + kExit0, {kExit0}), "sched_cls");
   ASSERT_TRUE(v.ok()) << c.text;
-  // BPF_MAX_LOOPS runs of the 2-instruction callback, plus the caller's 7.
-  EXPECT_EQ(v.max_insns_executed, (uint64_t{1} << 23) * 2 + 7);
+  // nr_loops is the constant 4: 4 runs of the 2-instruction callback, plus the caller's 7.
+  EXPECT_EQ(v.max_insns_executed, 4u * 2 + 7);
+  // An unknown nr_loops (bpf_get_prandom_u32()): BPF_MAX_LOOPS runs, plus the caller's 9.
+  v = c.run(program("call 7\nmov %r1, %r0\n" + kLoopNull.substr(kLoopNull.find('\n') + 1) + kExit0, {kExit0}),
+            "sched_cls");
+  ASSERT_TRUE(v.ok()) << c.text;
+  EXPECT_EQ(v.max_insns_executed, (uint64_t{1} << 23) * 2 + 8);
+  // nr_loops known only as a range: its maximum.
+  v = c.run(program("call 7\nmov %r1, %r0\nand %r1, 63\n" + kLoopNull.substr(kLoopNull.find('\n') + 1) + kExit0,
+                    {kExit0}),
+            "sched_cls");
+  ASSERT_TRUE(v.ok()) << c.text;
+  EXPECT_EQ(v.max_insns_executed, 63u * 2 + 9);
   // The index is below nr_loops (at most BPF_MAX_LOOPS): usable as an offset.
   EXPECT_ACCEPT(c, program(kLoopNull + kExit0, {"mov %r0, 0\njgt %r1, 3, +1\nmov %r0, 1\nexit\n"}), "sched_cls");
 }
@@ -198,7 +209,8 @@ TEST(Callbacks, NestingAndPlacement) {
   const std::string inner = "mov %r1, 2\nlddw %r2, code_addr @1\nmov %r3, 0\nmov %r4, 0\ncall 181\n" + kExit0;
   const Verdict v = c.run(program(kLoopNull + kExit0, {inner, kExit0}), "sched_cls");
   EXPECT_TRUE(v.ok()) << c.text;
-  EXPECT_EQ(v.max_insns_executed, (uint64_t{1} << 23) * ((uint64_t{1} << 23) * 2 + 7) + 7);
+  // 4 runs of the outer callback, each 7 + 2 runs of the 2-instruction inner one.
+  EXPECT_EQ(v.max_insns_executed, 4u * (2 * 2 + 7) + 7);
   // A tail call inside a callback is not modelled (outside one it is).
   c.maps = {map_of(MapType::prog_array, 4, 4, 4)};
   const std::string tail = "lddw %r2, map_fd 0\nmov %r3, 0\ncall 12\n" + kExit0;
@@ -237,6 +249,32 @@ TEST(Callbacks, DecodedAsFunctions) {
   EXPECT_EQ(cfg.calls[0].pc, 0u);
   EXPECT_EQ(cfg.calls[0].callee, 1u);
   EXPECT_EQ(cfg.max_call_depth, 2u);
+}
+
+// Runs of callbacks multiply: with unknown counts, 2^23 runs of a callback
+// that runs 2^23 callbacks is about 2^47 instructions, past the default
+// limit of 2^43 (VerifyOptions::max_insns_bound), so it is no bound keel can
+// promise: too_complex at the outer call, with the cost in the detail.
+TEST(Callbacks, MultipliedRunsPastTheLimitAreTooComplex) {
+  Checker c;
+  const std::string unknown = "call 7\nmov %r1, %r0\nlddw %r2, code_addr @N\nmov %r3, 0\nmov %r4, 0\ncall 181\n";
+  auto with = [&](char callee) {
+    std::string s = unknown;
+    s[s.find('N')] = callee;
+    return s;
+  };
+  const std::string text = program(with('0') + kExit0, {with('1') + kExit0, kExit0});
+  const Verdict v = c.run(text, "sched_cls");
+  ASSERT_EQ(v.reason, Reason::too_complex) << c.text;
+  EXPECT_EQ(v.pc, 6u);  // the outer bpf_loop call
+  EXPECT_EQ(v.detail.kind, kTooComplexInsns);
+  EXPECT_EQ(v.detail.min, int64_t{1} << 43);
+  EXPECT_GT(v.detail.max, int64_t{1} << 46);
+  // A smaller limit is the embedder's to set: one level of 2^23 runs passes 2^20.
+  c.options.max_insns_bound = uint64_t{1} << 20;
+  EXPECT_REJECT(c, program(with('0') + kExit0, {kExit0}), too_complex, "sched_cls");
+  c.options.max_insns_bound = uint64_t{1} << 43;
+  EXPECT_ACCEPT(c, program(with('0') + kExit0, {kExit0}), "sched_cls");
 }
 
 }  // namespace

@@ -274,6 +274,27 @@ TEST(Verify, VariableSizeHelperWriteInitialisesOnlyTheSmallestSize) {
 // argument (do_refine_retval_range): [-MAX_ERRNO, size]. A program may use
 // the result as an offset without a check of its own; without the size
 // bound the same program is rejected.
+// bpf_check_mtu reads *mtu_len before it writes the MTU there: the 4 bytes
+// must be initialized (an uninitialized slot would hand the kernel stale
+// stack bytes) and writable (not a read-only map). Linux 6.1 allowed both;
+// keel follows the later fix (platform_test UninitArgumentsAreReviewed).
+TEST(Verify, CheckMtuLengthIsReadThenWritten) {
+  Checker c;
+  const std::string call = "mov %r2, 0\nmov %r4, 0\nmov %r5, 0\ncall 163\nmov %r0, 2\nexit\n";
+  const std::string on_stack = "mov %r3, %r10\nadd %r3, -4\n" + call;
+  for (const char* type : {"xdp", "sched_cls"}) {
+    EXPECT_REJECT(c, on_stack, uninit_stack, type);
+    EXPECT_ACCEPT(c, "stw [%r10-4], 0\n" + on_stack, type);
+  }
+  // A map value: writable, or not (.rodata-style read-only map).
+  const std::string in_map = "stw [%r10-4], 0\nmov %r6, %r1\nlddw %r1, map_fd 0\nmov %r2, %r10\nadd %r2, -4\n"
+                             "call 1\njne %r0, 0, +2\nmov %r0, 2\nexit\nmov %r1, %r6\nmov %r3, %r0\n" + call;
+  c.maps = {testing::map_of(MapType::array, 4, 8, 1)};
+  EXPECT_ACCEPT(c, in_map, "xdp");
+  c.maps[0].read_only = true;
+  EXPECT_REJECT(c, in_map, read_only_write, "xdp");
+}
+
 TEST(Verify, HelperResultBoundedBySizeArgument) {
   Checker c;
   const char* use_result =
@@ -840,6 +861,68 @@ std::string nested_loops(size_t depth) {
     s += "add %r" + std::to_string(i + 1) + ", 1\njlt %r" + std::to_string(i + 1) + ", 10, l" + std::to_string(i) + "\n";
   }
   return s + "exit\n";
+}
+
+// A bound is only a bound while it counts: a wrapping counter (issue 11),
+// a count past max_loop_insns (Linux 6.1 walks every iteration within its
+// 1M-instruction budget), or a program past max_insns_bound is too_complex
+// at the loop header or call that makes it so, never an accept with a
+// saturated max_insns_executed.
+TEST(Verify, CostPastItsLimitIsTooComplex) {
+  Checker c;
+  Verdict v = c.run("mov %r1, 0\nl:\nsub %r1, 1\njgt %r1, 5, l\nmov %r0, 0\nexit\n");
+  ASSERT_EQ(v.reason, Reason::too_complex) << c.text;
+  EXPECT_EQ(v.pc, 1u);
+  EXPECT_EQ(v.detail.kind, kTooComplexLoopInsns);
+  EXPECT_EQ(v.detail.max, INT64_MAX);
+  EXPECT_EQ(v.max_insns_executed, 0u);
+  char text[200];
+  describe(v, text, sizeof(text));
+  EXPECT_STREQ(text, "pc 1: the loop headed here may execute more instructions than 64 bits can count per entry, "
+                     "more than the loop limit of 1000000");
+  // 2^20 trips of a 2-instruction body: past 1M. 2^18 trips fit.
+  const std::string counted = "mov %r0, 0\nl:\nadd %r0, 1\njlt %r0, N, l\nexit\n";
+  auto with = [&](const char* n) {
+    std::string s = counted;
+    s.replace(s.find('N'), 1, n);
+    return s;
+  };
+  v = c.run(with("1048576"));
+  ASSERT_EQ(v.reason, Reason::too_complex) << c.text;
+  EXPECT_EQ(v.detail.max, 2 * 1048576);  // (trips - 1) x 2 round the loop + 2 in the run that leaves
+  EXPECT_ACCEPT(c, with("262144"));
+  // The limit is the embedder's.
+  c.options.max_loop_insns = 100;
+  EXPECT_REJECT(c, with("1000"), too_complex);
+  c.options.max_loop_insns = 1'000'000;
+  // A straight line past max_insns_bound: at its last instruction.
+  c.options.max_insns_bound = 3;
+  v = c.run("mov %r0, 0\nadd %r0, 1\nadd %r0, 2\nexit\n");
+  ASSERT_EQ(v.reason, Reason::too_complex);
+  EXPECT_EQ(v.pc, 3u);
+  EXPECT_EQ(v.detail.kind, kTooComplexInsns);
+  EXPECT_EQ(v.detail.max, 4);
+  // Calls add up: two calls of a 2000-instruction loop pass 3000 at the second call.
+  c.options.max_insns_bound = 3000;
+  const std::string callee = "f:\nmov %r0, 0\nl:\nadd %r0, 1\njlt %r0, 1000, l\nexit\n";
+  v = c.run("call local f\ncall local f\nmov %r0, 0\nexit\n" + callee);
+  ASSERT_EQ(v.reason, Reason::too_complex) << c.text;
+  EXPECT_EQ(v.pc, 1u);
+  c.options.max_insns_bound = 5000;
+  EXPECT_ACCEPT(c, "call local f\ncall local f\nmov %r0, 0\nexit\n" + callee);
+}
+
+// A loop headed by a function's first block is entered by the calls: the
+// count comes from what the callers pass (Linux 6.1 loops1 "taken loop with
+// back jump to 1st insn").
+TEST(Verify, LoopAtFunctionEntryTakesTheCallersValues) {
+  Checker c;
+  const std::string callee = "f:\nadd %r2, %r1\nsub %r1, 1\njne %r1, 0, f\nmov %r0, %r2\nexit\n";
+  const Verdict v = c.run("mov %r1, 10\nmov %r2, 0\ncall local f\nexit\n" + callee);
+  ASSERT_TRUE(v.ok()) << c.text;
+  EXPECT_EQ(v.max_insns_executed, 4u + 10 * 3 + 2);
+  // With a count the caller does not know, the loop may run ~2^64 times.
+  EXPECT_REJECT(c, "call 7\nmov %r1, %r0\nmov %r2, 0\ncall local f\nexit\n" + callee, too_complex, "tracepoint");
 }
 
 TEST(Verify, NestedLoopsAreBounded) {

@@ -166,6 +166,15 @@ struct World {
     }
     return false;
   }
+  // What a helper reads steers what the helpers give back from then on, so
+  // that a helper reading never-written stack changes the outcome (and the
+  // stack differential sees it).
+  void absorb(uint64_t address, uint64_t size) {
+    const auto* p = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(address));
+    uint64_t h = 14695981039346656037ULL;
+    for (uint64_t i = 0; i < size; ++i) h = (h ^ p[i]) * 1099511628211ULL;
+    random.state = (random.state ^ h) | 1;
+  }
   void report(FindingKind kind, uint64_t value, const std::string& message) {
     if (finding.found()) return;
     finding.kind = kind;
@@ -289,6 +298,8 @@ uint64_t call_helper(int32_t id, HelperCall& call) {
       case ArgKind::map_key:
         if (map < 0 || !w.holds(arg, kMaps[map].key_size, false))
           w.report(FindingKind::helper_argument, arg, where + "(map key) not readable");
+        else
+          w.absorb(arg, kMaps[map].key_size);
         break;
       case ArgKind::map_value:
         if (map < 0 || !w.holds(arg, kMaps[map].value_size, false))
@@ -302,22 +313,32 @@ uint64_t call_helper(int32_t id, HelperCall& call) {
       case ArgKind::mem_or_null:
         if (next_size != 0 && !(proto.args[i] == ArgKind::mem_or_null && arg == 0) && !w.holds(arg, next_size, false))
           w.report(FindingKind::helper_argument, arg, where + "(memory) not readable");
+        else if (next_size != 0 && arg != 0)
+          w.absorb(arg, next_size);
         break;
       case ArgKind::mem_writable:
-        if (next_size != 0 && !w.holds(arg, next_size, true))
+      case ArgKind::mem_read_write:
+        if (next_size != 0 && !w.holds(arg, next_size, true)) {
           w.report(FindingKind::helper_argument, arg, where + "(memory) not writable");
-        else if (next_size != 0)
+        } else if (next_size != 0) {
+          if (proto.args[i] == ArgKind::mem_read_write) w.absorb(arg, next_size);
           fill_edge(w.random, reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(arg)), next_size);
+        }
         break;
       case ArgKind::fixed_size_mem:
         if (!w.holds(arg, proto.arg_size[i], false))
           w.report(FindingKind::helper_argument, arg, where + "(fixed-size memory) not readable");
+        else
+          w.absorb(arg, proto.arg_size[i]);
         break;
       case ArgKind::fixed_size_mem_writable:
-        if (!w.holds(arg, proto.arg_size[i], true))
+      case ArgKind::fixed_size_mem_read_write:
+        if (!w.holds(arg, proto.arg_size[i], true)) {
           w.report(FindingKind::helper_argument, arg, where + "(fixed-size memory) not writable");
-        else
+        } else {
+          if (proto.args[i] == ArgKind::fixed_size_mem_read_write) w.absorb(arg, proto.arg_size[i]);
           fill_edge(w.random, reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(arg)), proto.arg_size[i]);
+        }
         break;
       case ArgKind::ctx:
         if (arg != address_of(w.ctx)) w.report(FindingKind::helper_argument, arg, where + "is not the context");

@@ -21,7 +21,9 @@ enum class ArgKind : uint8_t {
   mem_or_null,         // mem, or the scalar 0 with size 0
   mem_writable,        // pointer to memory the helper writes (need not be initialized); size next
   fixed_size_mem,      // pointer to initialized memory of HelperProto::arg_size bytes
-  fixed_size_mem_writable,  // writable, HelperProto::arg_size bytes
+  fixed_size_mem_writable,  // writable, HelperProto::arg_size bytes (need not be initialized)
+  mem_read_write,      // pointer to initialized memory the helper reads and then writes; size next
+  fixed_size_mem_read_write,  // initialized and writable, HelperProto::arg_size bytes
   size,                // scalar size of the previous mem argument, proven > 0
   size_or_zero,        // the same, may be 0
   alloc_size_or_zero,  // constant size of memory the helper returns (ringbuf reserve)

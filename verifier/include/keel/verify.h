@@ -77,15 +77,24 @@ struct Detail {
   int64_t min = 0;       // proven bounds of the offending value / offset
   int64_t max = 0;
   uint32_t limit = 0;    // region size, or the loop header for unbounded_loop
-  uint8_t kind = 0;      // the register's kind (a RegKind value), when relevant
+  uint8_t kind = 0;      // the register's kind (a RegKind value), when relevant; for too_complex one of kTooComplex*
 };
+
+// Detail::kind of a too_complex verdict: which limit was reached.
+inline constexpr uint8_t kTooComplexAnalysis = 0;   // max_iterations, or the analysis' own caps
+/// A loop's worst case (at its header) passed VerifyOptions::max_loop_insns: min the limit, max the cost
+/// (INT64_MAX: more than 64 bits can count).
+inline constexpr uint8_t kTooComplexLoopInsns = 1;
+/// The program's worst case passed VerifyOptions::max_insns_bound at pc (a loop header, a call, or the
+/// block where the longest path passes it): min the limit, max the cost as above.
+inline constexpr uint8_t kTooComplexInsns = 2;
 
 struct Verdict {
   Reason reason = Reason::ok;
   uint32_t pc = 0;
   Detail detail;
   // Filled when accepted:
-  uint64_t max_insns_executed = 0;  // sound upper bound on instructions in one run
+  uint64_t max_insns_executed = 0;  // sound upper bound on instructions in one run, <= max_insns_bound
   uint32_t stack_depth = 0;         // bytes, summed over the deepest call chain
   bool ok() const { return reason == Reason::ok; }
 };
@@ -113,6 +122,13 @@ struct VerifyOptions {
   uint32_t map_count = 0;
   /// Cap on abstract block visits, a guard against pathological inputs (the documented bound holds below it).
   uint32_t max_iterations = 1u << 20;
+  /// Most instructions one entry into a loop may execute, nested loops and calls included; more is
+  /// too_complex at the loop's header. Linux 6.1 walks every iteration of a bounded loop and stops at
+  /// BPF_COMPLEXITY_LIMIT_INSNS (1,000,000 processed instructions), so it loads no longer loop.
+  uint64_t max_loop_insns = 1'000'000;
+  /// Most instructions one run may execute (Verdict::max_insns_executed); more is too_complex. The
+  /// default, 2^43, is bpf_loop's 2^23 runs (BPF_MAX_LOOPS) of a callback of 2^20 instructions.
+  uint64_t max_insns_bound = uint64_t{1} << 43;
 };
 
 // Verifies `program` as `type`. All memory comes from `arena`; exhaustion is

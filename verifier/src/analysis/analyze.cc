@@ -762,6 +762,10 @@ bool do_callback(Run& run, State*& s, const Insn& insn, uint32_t pc) {
     if (!iterable_map(e.options.maps[map].type)) return bad(1);
     runs = e.options.maps[map].max_entries;
   }
+  // The loop-bound pass charges the callback this many runs at this site.
+  if (CallbackSite* site = find_callback_site(run.table, pc); site != nullptr && runs > site->runs) {
+    site->runs = runs;
+  }
   // ARG_PTR_TO_FUNC: the address of a function, as lddw code_addr gives it.
   if (regs[2].kind != RegKind::func || regs[2].off != 0) return bad(2);
   const uint32_t callee = callback_of(e, s->top().function, regs[2].region);
@@ -1029,27 +1033,45 @@ bool visit_block(Run& run, uint32_t b) {
   return ok;
 }
 
+// Facts seen on another path or call context: what both say.
+void join_facts(ExitFacts& to, const ExitFacts& from) {
+  if (from.seen == 0) return;
+  if (to.seen == 0) {
+    to = from;
+    return;
+  }
+  to.valid &= from.valid;
+  for (uint32_t r = 0; r < kRegisterCount; ++r) {
+    if ((to.valid >> r) & 1u) to.regs[r] = join(to.regs[r], from.regs[r]);
+  }
+}
+
 void commit_facts(Run& run) {
   LoopFactTable& t = run.table;
   if (t.index == nullptr) return;
-  for (uint32_t i = 0; i < t.fn_count[run.fn]; ++i) {
-    const ExitFacts& from = run.local[i];
-    if (from.seen == 0) continue;
-    ExitFacts& to = t.facts[t.fn_first[run.fn] + i];
-    if (to.seen == 0) {
-      to = from;
-      continue;
-    }
-    to.valid &= from.valid;
-    for (uint32_t r = 0; r < kRegisterCount; ++r) {
-      if ((to.valid >> r) & 1u) to.regs[r] = join(to.regs[r], from.regs[r]);
+  for (uint32_t i = 0; i < t.fn_count[run.fn]; ++i) join_facts(t.facts[t.fn_first[run.fn] + i], run.local[i]);
+}
+
+// The scalar registers a function is entered with, for a loop headed by its
+// first block (loop_bounds.cc's initial value when entered from outside).
+void record_entry_facts(LoopFactTable& t, uint32_t fn, const State& s) {
+  if (t.entries == nullptr) return;
+  ExitFacts f{};
+  f.seen = 1;
+  const RegState* regs = s.top().regs;
+  for (uint32_t r = 0; r < kRegisterCount; ++r) {
+    if (regs[r].kind == RegKind::scalar) {
+      f.valid |= 1u << r;
+      f.regs[r] = regs[r].value;
     }
   }
+  join_facts(t.entries[fn], f);
 }
 
 bool run_function(Engine& e, LoopFactTable& table, uint32_t fn, State* entry_state, State*& exit_out) {
   const Cfg& cfg = e.cfg;
   const Cfg::Function& f = cfg.functions[fn];
+  record_entry_facts(table, fn, *entry_state);
   Run run{e, table, fn, f.first_block, f.rpo_begin};
   const uint32_t n = f.block_count;
   const uint32_t words = (f.rpo_count + 63) / 64;
@@ -1444,6 +1466,27 @@ bool analyze(Engine& e, LoopFactTable& table, State* entry) {
   e.access_kinds = nullptr;
   if (kinds_bytes != 0) e.pool.release_raw(kinds, kinds_bytes);
   return ok;
+}
+
+bool function_entry_scalar(const LoopFactTable& table, uint32_t function, uint8_t reg, Scalar& out) {
+  if (table.entries == nullptr || reg >= kRegisterCount) return false;
+  const ExitFacts& f = table.entries[function];
+  if (f.seen == 0 || ((f.valid >> reg) & 1u) == 0) return false;
+  out = f.regs[reg];
+  return true;
+}
+
+CallbackSite* find_callback_site(const LoopFactTable& table, uint32_t pc) {
+  uint32_t low = 0, high = table.callback_count;
+  while (low < high) {
+    const uint32_t mid = low + (high - low) / 2;
+    if (table.callbacks[mid].pc < pc) {
+      low = mid + 1;
+    } else {
+      high = mid;
+    }
+  }
+  return low < table.callback_count && table.callbacks[low].pc == pc ? &table.callbacks[low] : nullptr;
 }
 
 }  // namespace keel

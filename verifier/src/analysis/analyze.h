@@ -18,13 +18,31 @@ struct ExitFacts {
   Scalar regs[kRegisterCount];
 };
 
+// A bpf_loop / bpf_for_each_map_elem call site and the most runs of its
+// callback any state reaching it allows (nr_loops' maximum, or the map's
+// max_entries); 0 until the analysis reaches the site.
+struct CallbackSite {
+  uint32_t pc;
+  uint64_t runs;
+};
+
 struct LoopFactTable {
   uint32_t* index = nullptr;     // per block: into facts, or Cfg::kNone
   uint32_t* fn_first = nullptr;  // per function: its first index (blocks are contiguous)
   uint32_t* fn_count = nullptr;
   ExitFacts* facts = nullptr;
   uint32_t count = 0;
+  ExitFacts* entries = nullptr;  // per function: its registers on entry, joined over every call
+                                 // (the loop headed by a function's first block is entered so)
+  CallbackSite* callbacks = nullptr;  // ascending pc
+  uint32_t callback_count = 0;
 };
+
+// The function entry facts of `function` (verify.cc's query), false when none.
+bool function_entry_scalar(const LoopFactTable& table, uint32_t function, uint8_t reg, Scalar& out);
+
+// The site of `pc` in table.callbacks, or nullptr.
+CallbackSite* find_callback_site(const LoopFactTable& table, uint32_t pc);
 
 // Runs the analysis from the entry function with `entry` (owned). False when
 // the program is rejected (e.verdict says why).

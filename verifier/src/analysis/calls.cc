@@ -265,7 +265,8 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
       }
       case ArgKind::mem:
       case ArgKind::mem_or_null:
-      case ArgKind::mem_writable: {
+      case ArgKind::mem_writable:
+      case ArgKind::mem_read_write: {
         const ArgKind next = i + 1 < 5 ? proto.args[i + 1] : ArgKind::none;
         if (next != ArgKind::size && next != ArgKind::size_or_zero) {
           return e.fail(pc, Reason::unsupported_helper, ri, id_detail);
@@ -290,23 +291,30 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
         if (r.kind == RegKind::scalar || r.kind == RegKind::mixed || r.kind == RegKind::ctx) {
           return e.fail(pc, Reason::helper_argument, ri, d);
         }
+        if (kind != ArgKind::mem_writable && !check_memory_arg(e, s, reg, n.max, Access::read, packet_ok, pc)) {
+          return false;
+        }
         // A write of a variable size initialises only the bytes every size
         // covers, [0, n.min): a fill past them may read what the program
-        // never wrote (check_memory_store).
-        const bool ok = kind == ArgKind::mem_writable
-                            ? check_memory_store(e, s, reg, n.min, n.max, false, packet_ok, pc)
-                            : check_memory_arg(e, s, reg, n.max, Access::read, packet_ok, pc);
-        if (!ok) return false;
+        // never wrote (check_memory_store). mem / mem_or_null are only read.
+        const bool writes = kind == ArgKind::mem_writable || kind == ArgKind::mem_read_write;
+        if (writes && !check_memory_store(e, s, reg, n.min, n.max, false, packet_ok, pc)) return false;
         ++i;  // the size argument is checked
         break;
       }
       case ArgKind::fixed_size_mem:
-      case ArgKind::fixed_size_mem_writable: {
+      case ArgKind::fixed_size_mem_writable:
+      case ArgKind::fixed_size_mem_read_write: {
         if (r.kind == RegKind::scalar || r.kind == RegKind::mixed || r.kind == RegKind::ctx) {
           return e.fail(pc, Reason::helper_argument, ri, d);
         }
-        const Access access = kind == ArgKind::fixed_size_mem_writable ? Access::write : Access::read;
-        if (!check_memory_arg(e, s, reg, proto.arg_size[i], access, packet_ok, pc)) return false;
+        const uint64_t size = proto.arg_size[i];
+        if (kind != ArgKind::fixed_size_mem_writable && !check_memory_arg(e, s, reg, size, Access::read, packet_ok, pc)) {
+          return false;
+        }
+        if (kind != ArgKind::fixed_size_mem && !check_memory_arg(e, s, reg, size, Access::write, packet_ok, pc)) {
+          return false;
+        }
         break;
       }
       case ArgKind::size:

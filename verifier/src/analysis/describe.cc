@@ -170,7 +170,21 @@ size_t describe(const Verdict& v, char* buffer, size_t size) {
     case Reason::unbounded_loop: w.put("no bound proven for the loop with header at pc ").decimal(d.limit); break;
     case Reason::division_by_zero: w.put("the divisor may be zero"); break;
     case Reason::unsupported_instruction: w.put("the instruction is not part of Linux 6.1's instruction set"); break;
-    case Reason::too_complex: w.put("the analysis exceeded its iteration limit"); break;
+    case Reason::too_complex:
+      if (d.kind == kTooComplexAnalysis) {
+        w.put("the analysis exceeded its iteration limit");
+        break;
+      }
+      w.put(d.kind == kTooComplexLoopInsns ? "the loop headed here may execute " : "the program may execute ");
+      if (d.max == INT64_MAX) {
+        w.put("more instructions than 64 bits can count");
+      } else {
+        w.decimal(static_cast<uint64_t>(d.max)).put(" instructions");
+      }
+      w.put(d.kind == kTooComplexLoopInsns ? " per entry, more than the loop limit of "
+                                           : " up to here, more than the limit of ")
+          .decimal(static_cast<uint64_t>(d.min));
+      break;
     case Reason::out_of_memory: w.put("the arena is too small for the analysis"); break;
     default: w.put(reason_name(v.reason)); break;
   }

@@ -264,11 +264,35 @@ struct Work {
   uint32_t* units;     // [max_units]
   State* states;       // [max_units]: symbolic state at each unit's start
   bool* seen;          // [max_units]
-  const LoopBoundOptions* options = nullptr;  // the callback runs (set when there are functions)
+  const LoopBoundOptions* options;
+  // The first place a cost passed a limit (kNone: none yet), and what passed it.
+  uint32_t over_pc = kNone;
+  uint64_t over_cost = 0;
+  bool over_loop_limit = false;
 };
 
+// A cost of UINT64_MAX is a saturated sum or product: no bound at all, so it
+// passes every limit, UINT64_MAX included.
+bool passes(uint64_t cost, uint64_t limit) { return cost == UINT64_MAX || cost > limit; }
+
+// Records the first cost that passes the program's limit, at `pc`.
+void check_cost(Work& w, uint64_t cost, uint32_t pc) {
+  if (w.over_pc == kNone && passes(cost, w.options->max_insns)) {
+    w.over_pc = pc;
+    w.over_cost = cost;
+  }
+}
+
+// Runs of the callback called at `pc`: what the analysis saw there, else the
+// helper's own limit.
+uint64_t callback_runs(const Work& w, const Insn& insn, uint32_t pc) {
+  uint64_t runs;
+  if (w.facts.callback_runs_at != nullptr && w.facts.callback_runs_at(w.facts.context, pc, runs)) return runs;
+  return insn.imm == kHelperLoop ? w.options->loop_callback_runs : w.options->map_callback_runs;
+}
+
 // Instructions executed by one run of block b, callees included.
-uint64_t block_cost(const Work& w, uint32_t b) {
+uint64_t block_cost(Work& w, uint32_t b) {
   const Cfg& cfg = w.cfg;
   // Without lddw and calls every slot is one instruction.
   if (cfg.lddw_count == 0 && cfg.call_count == 0) {
@@ -282,16 +306,17 @@ uint64_t block_cost(const Work& w, uint32_t b) {
     if (insn.op == Op::call_local) {
       const uint32_t entry = static_cast<uint32_t>(int64_t{pc} + 1 + insn.offset);
       cost = add_sat(cost, w.fn_cost[cfg.blocks[cfg.block_of(entry)].function]);
-    } else if (calls_back(insn) && w.options != nullptr) {
+      check_cost(w, cost, pc);
+    } else if (calls_back(insn)) {
       // bpf_for_each_map_elem, bpf_loop: a callback whose address this
-      // function takes (the analysis allows no other), run up to the
-      // helper's limit of times.
+      // function takes (the analysis allows no other), run as often as the
+      // analysis saw the helper allow at this call.
       uint64_t longest = 0;
       for (const Cfg::CallSite& call : cfg.function_calls(cfg.blocks[b].function)) {
         if (cfg.insns[call.pc].op == Op::lddw_code_addr) longest = max_of(longest, w.fn_cost[call.callee]);
       }
-      const uint64_t runs = insn.imm == kHelperLoop ? w.options->loop_callback_runs : w.options->map_callback_runs;
-      cost = add_sat(cost, mul_sat(runs, longest));
+      cost = add_sat(cost, mul_sat(callback_runs(w, insn, pc), longest));
+      check_cost(w, cost, pc);
     }
   }
   return cost;
@@ -470,6 +495,16 @@ Scalar header_value(const Work& w, uint32_t l, uint8_t reg, bool back) {
     value = any ? join(value, s) : s;
     any = true;
   }
+  // A header that is its function's first block is also entered by the calls.
+  const uint32_t f = cfg.loops[l].function;
+  Scalar s;
+  if (!back && cfg.functions[f].first_block == cfg.loops[l].header) {
+    if (w.facts.scalar_at_function_entry == nullptr ||
+        !w.facts.scalar_at_function_entry(w.facts.context, f, reg, s)) {
+      return Scalar::unknown();
+    }
+    value = any ? join(value, s) : s;
+  }
   return value;
 }
 
@@ -629,6 +664,13 @@ void loop_cost(Work& w, uint32_t l, uint32_t n, uint64_t trips) {
   // goes round (at most `iteration`, since each ends at a back edge), the
   // last one leaves (at most `leaving`).
   w.loop_cost[l] = add_sat(mul_sat(trips - 1, iteration), leaving);
+  const uint32_t header_pc = cfg.blocks[header].first;
+  if (w.over_pc == kNone && passes(w.loop_cost[l], w.options->max_loop_insns)) {
+    w.over_pc = header_pc;
+    w.over_cost = w.loop_cost[l];
+    w.over_loop_limit = true;
+  }
+  check_cost(w, w.loop_cost[l], header_pc);
 }
 
 // Step 4: longest entry-to-exit path of function f, top-level loops collapsed.
@@ -641,11 +683,13 @@ uint64_t function_cost(Work& w, uint32_t f) {
     const uint32_t inner = cfg.blocks[b].loop;
     if (inner == kNone) {
       const uint64_t length = add_sat(w.dist[b], block_cost(w, b));
+      check_cost(w, length, cfg.blocks[b].first);
       const Cfg::Span<Cfg::Edge> succ = cfg.successors(b);
       if (succ.size == 0) longest = max_of(longest, length);  // ends in exit
       for (const Cfg::Edge& e : succ) w.dist[e.to] = max_of(w.dist[e.to], length);
     } else if (cfg.loops[inner].header == b && cfg.loops[inner].parent == kNone) {
       const uint64_t length = add_sat(w.dist[b], w.loop_cost[inner]);
+      check_cost(w, length, cfg.blocks[b].first);
       for (const Cfg::LoopExit& x : cfg.loop_exit_candidates(inner)) {
         if (cfg.leaves(x, inner)) {
           const uint32_t to = cfg.edges[x.edge].to;
@@ -655,6 +699,16 @@ uint64_t function_cost(Work& w, uint32_t f) {
     }
   }
   return longest;
+}
+
+LoopBoundResult too_costly(const Work& w) {
+  LoopBoundResult result;
+  result.error = LoopBoundError::too_costly;
+  result.pc = w.over_pc;
+  result.max_insns_executed = w.over_cost;
+  result.loop_limit = w.over_loop_limit;
+  result.limit = w.over_loop_limit ? w.options->max_loop_insns : w.options->max_insns;
+  return result;
 }
 
 }  // namespace
@@ -685,14 +739,14 @@ LoopBoundResult bound_loops(const Cfg& cfg, const LoopFacts& facts, const LoopBo
   // The common small program, one function without loops: nothing to bound
   // and no callee to cost first, so its cost is its longest path alone.
   if (cfg.loop_count == 0 && cfg.function_count == 1) {
-    Work w{cfg, facts, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+    Work w{cfg, facts, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, &options};
     w.dist = arena.allocate<uint64_t>(cfg.block_count);
     if (w.dist == nullptr) {
       result.error = LoopBoundError::out_of_memory;
       return result;
     }
     result.max_insns_executed = function_cost(w, 0);
-    return result;
+    return w.over_pc == kNone ? result : too_costly(w);
   }
 
   // Units of a loop: its own blocks plus one per direct child.
@@ -774,8 +828,10 @@ LoopBoundResult bound_loops(const Cfg& cfg, const LoopFacts& facts, const LoopBo
         return result;
       }
       loop_cost(w, l, n, trips);
+      if (w.over_pc != kNone) return too_costly(w);
     }
     w.fn_cost[f] = function_cost(w, f);
+    if (w.over_pc != kNone) return too_costly(w);
   }
   result.max_insns_executed = w.fn_cost[0];
   return result;

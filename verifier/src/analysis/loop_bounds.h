@@ -20,19 +20,27 @@ namespace keel {
 struct LoopFacts {
   bool (*scalar_at_block_exit)(const void* context, uint32_t block, uint8_t reg, Scalar& out);
   const void* context;
+  /// The most runs of the callback of the bpf_loop / bpf_for_each_map_elem
+  /// call at `pc` (0: the analysis never reached it); false when not recorded.
+  bool (*callback_runs_at)(const void* context, uint32_t pc, uint64_t& runs) = nullptr;
+  /// A scalar register on entry to `function`, joined over every call; false when not known.
+  bool (*scalar_at_function_entry)(const void* context, uint32_t function, uint8_t reg, Scalar& out) = nullptr;
 };
 
 enum class LoopBoundError : uint8_t {
   ok,
   unbounded_loop,  // pc = first slot of the header of a loop with no proven trip bound
+  too_costly,      // pc = the loop header, call or block where the worst case first passes a limit
   out_of_memory,
 };
 
 struct LoopBoundResult {
   LoopBoundError error = LoopBoundError::ok;
   uint32_t pc = 0;
-  uint64_t max_insns_executed = 0;  // saturates at UINT64_MAX
+  uint64_t max_insns_executed = 0;  // too_costly: the cost that passed the limit (UINT64_MAX: not representable)
   uint64_t trips = 0;  // unbounded_loop: the best bound proven (above max_trips), 0 when none
+  uint64_t limit = 0;  // too_costly: the limit it passed
+  bool loop_limit = false;  // too_costly: max_loop_insns (else max_insns)
   bool ok() const { return error == LoopBoundError::ok; }
 };
 
@@ -44,6 +52,11 @@ struct LoopBoundOptions {
   uint64_t loop_callback_runs = uint64_t{1} << 23;
   /// Runs of a bpf_for_each_map_elem callback per call: the largest max_entries of the maps.
   uint64_t map_callback_runs = UINT32_MAX;
+  /// Worst-case instructions from entering a loop to leaving it; more is too_costly at its header.
+  uint64_t max_loop_insns = UINT64_MAX;
+  /// Worst-case instructions of one run of the program; more is too_costly where it is passed.
+  /// A cost that does not fit 64 bits (UINT64_MAX) passes every limit: it is no bound.
+  uint64_t max_insns = UINT64_MAX;
 };
 
 // Arena use is O(blocks + loops) and released before returning.

@@ -35,6 +35,33 @@ bool facts_query(const void* context, uint32_t block, uint8_t reg, Scalar& out) 
   return true;
 }
 
+bool entry_query(const void* context, uint32_t function, uint8_t reg, Scalar& out) {
+  return function_entry_scalar(*static_cast<const LoopFactTable*>(context), function, reg, out);
+}
+
+bool callback_runs_query(const void* context, uint32_t pc, uint64_t& runs) {
+  const CallbackSite* site = find_callback_site(*static_cast<const LoopFactTable*>(context), pc);
+  if (site == nullptr) return false;
+  runs = site->runs;
+  return true;
+}
+
+// One CallbackSite per bpf_loop / bpf_for_each_map_elem call. Such a call
+// needs a lddw code_addr, which the CFG counts among its call sites, so a
+// program without any skips the scan.
+bool build_callback_sites(const Cfg& cfg, Arena& arena, LoopFactTable& t) {
+  if (cfg.call_count == 0) return true;
+  uint32_t count = 0;
+  for (uint32_t pc = 0; pc < cfg.insn_count; ++pc) count += calls_back(cfg.insns[pc]) ? 1 : 0;
+  if (count == 0) return true;
+  t.callbacks = arena.allocate<CallbackSite>(count);
+  if (t.callbacks == nullptr) return false;
+  for (uint32_t pc = 0; pc < cfg.insn_count; ++pc) {
+    if (calls_back(cfg.insns[pc])) t.callbacks[t.callback_count++] = CallbackSite{pc, 0};
+  }
+  return true;
+}
+
 // Blocks inside loops and blocks with an edge into a loop header.
 bool build_fact_table(const Cfg& cfg, Arena& arena, LoopFactTable& t) {
   if (cfg.loop_count == 0) return true;
@@ -56,7 +83,22 @@ bool build_fact_table(const Cfg& cfg, Arena& arena, LoopFactTable& t) {
     t.fn_count[f] = t.count - t.fn_first[f];
   }
   t.facts = arena.allocate<ExitFacts>(t.count);
+  t.entries = arena.allocate<ExitFacts>(cfg.function_count);
+  if (t.entries == nullptr) return false;
+  for (uint32_t f = 0; f < cfg.function_count; ++f) t.entries[f].seen = 0;
   return t.facts != nullptr || t.count == 0;
+}
+
+// The program may be safe, but its worst case is past a limit or not a
+// bound at all (a saturated count), so verify() cannot promise one: it is
+// too_complex, with the limit and the cost in the detail (verify.h).
+void too_costly(Verdict& v, uint32_t pc, uint64_t cost, uint64_t limit, bool loop) {
+  v.reason = Reason::too_complex;
+  v.pc = pc;
+  v.max_insns_executed = 0;
+  v.detail.kind = loop ? kTooComplexLoopInsns : kTooComplexInsns;
+  v.detail.min = limit > uint64_t{INT64_MAX} ? INT64_MAX : static_cast<int64_t>(limit);
+  v.detail.max = cost > uint64_t{INT64_MAX} ? INT64_MAX : static_cast<int64_t>(cost);
 }
 
 // Linux 6.1 check_max_stack_depth: along every call chain the frames'
@@ -113,7 +155,8 @@ Verdict run(const Program& program, const ProgramType& type, const VerifyOptions
     c.take(totals, cfg.function_count + size_t{1});
   });
   LoopFactTable table;
-  if (stack_use == nullptr || totals == nullptr || !build_fact_table(cfg, arena, table)) {
+  if (stack_use == nullptr || totals == nullptr || !build_fact_table(cfg, arena, table) ||
+      !build_callback_sites(cfg, arena, table)) {
     verdict.reason = Reason::out_of_memory;
     return verdict;
   }
@@ -154,10 +197,15 @@ Verdict run(const Program& program, const ProgramType& type, const VerifyOptions
     // One block ending in exit, run once: every slot but a lddw's second
     // is an instruction (what bound_loops would find, without its setup).
     verdict.max_insns_executed = uint64_t{program.count} - cfg.lddw_count;
+    if (verdict.max_insns_executed > options.max_insns_bound) {
+      too_costly(verdict, program.count - 1, verdict.max_insns_executed, options.max_insns_bound, false);
+    }
     return verdict;
   }
-  const LoopFacts facts{&facts_query, &table};
+  const LoopFacts facts{&facts_query, &table, &callback_runs_query, &entry_query};
   LoopBoundOptions bound_options;
+  bound_options.max_loop_insns = options.max_loop_insns;
+  bound_options.max_insns = options.max_insns_bound;
   bound_options.map_callback_runs = 0;
   for (uint32_t m = 0; m < options.map_count; ++m) {
     if (options.maps[m].max_entries > bound_options.map_callback_runs) {
@@ -165,6 +213,10 @@ Verdict run(const Program& program, const ProgramType& type, const VerifyOptions
     }
   }
   const LoopBoundResult bounds = bound_loops(cfg, facts, bound_options, arena);
+  if (bounds.error == LoopBoundError::too_costly) {
+    too_costly(verdict, bounds.pc, bounds.max_insns_executed, bounds.limit, bounds.loop_limit);
+    return verdict;
+  }
   if (!bounds.ok()) {
     verdict.reason = bounds.error == LoopBoundError::out_of_memory ? Reason::out_of_memory
                                                                    : Reason::unbounded_loop;

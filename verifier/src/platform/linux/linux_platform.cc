@@ -90,6 +90,10 @@ constexpr LinuxKind RET_PTR_TO_DYNPTR_MEM_OR_NULL{kRetUnmodelled, kMaybeNull};
 constexpr ArgKind to_arg(LinuxKind kind) {
   const bool null = (kind.flags & kMaybeNull) != 0;
   const bool writes = (kind.flags & (kUninit | kWrite)) != 0;
+  // MEM_WRITE without MEM_UNINIT: the helper reads the bytes before it
+  // writes them, so they must be initialized as well as writable (Linux:
+  // raw_mode only with MEM_UNINIT, a BPF_WRITE access with MEM_WRITE).
+  const bool reads_first = writes && (kind.flags & kUninit) == 0;
   switch (kind.base) {
     case kDontCare: return ArgKind::none;
     case kAnything: return ArgKind::anything;
@@ -98,9 +102,12 @@ constexpr ArgKind to_arg(LinuxKind kind) {
     case kMapValue: return null ? ArgKind::map_value_or_null : ArgKind::map_value;
     case kMem:
       if ((kind.flags & kFixedSize) != 0) {
+        if (reads_first) return ArgKind::fixed_size_mem_read_write;
         return writes ? ArgKind::fixed_size_mem_writable : ArgKind::fixed_size_mem;
       }
-      if (writes) return null ? ArgKind::unsupported : ArgKind::mem_writable;
+      if (writes && null) return ArgKind::unsupported;
+      if (reads_first) return ArgKind::mem_read_write;
+      if (writes) return ArgKind::mem_writable;
       return null ? ArgKind::mem_or_null : ArgKind::mem;
     case kConstSize: return ArgKind::size;
     case kConstSizeOrZero: return ArgKind::size_or_zero;

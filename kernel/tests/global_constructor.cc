@@ -1,7 +1,8 @@
 // Must NOT link with kernel.ld: a global that needs a constructor puts an
 // entry in .init_array, which the kernel never runs (nothing calls it
 // before kernel_main). kernel.ld turns that into a link error; the test
-// x86_64.link-rejects-global-constructors checks that it does.
+// <arch>.link-rejects-global-constructors (kernel/arch/*/image.cmake)
+// checks that it does, on every arch.
 int runtime_value();
 int needs_a_constructor = runtime_value();
 

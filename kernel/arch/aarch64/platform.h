@@ -1,0 +1,36 @@
+// What the AArch64 arch code needs from the board it runs on: the physical
+// memory map the MMU identity-maps (docs/adr/0022). The board folder
+// (boards/<name>/) defines board_memory_map(); the arch holds no address of
+// its own, so the same code serves QEMU virt and the Raspberry Pi 5.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace keel::aarch64 {
+
+enum class MemoryKind : uint8_t {
+  normal,  ///< RAM: write-back cacheable, inner shareable, executable
+  device,  ///< MMIO: Device-nGnRE, never executable
+};
+
+struct MemoryRegion {
+  uint64_t base;  ///< physical address; mapped from its 2 MiB block down
+  uint64_t size;  ///< bytes; mapped up to the end of its last 2 MiB block
+  MemoryKind kind;
+};
+
+struct MemoryMap {
+  const MemoryRegion* regions;
+  size_t count;
+};
+
+/// Implemented by the board: every region the kernel touches. Anything
+/// outside them faults, and so does page 0 (null pointers).
+MemoryMap board_memory_map();
+
+/// The exception level the loader entered the kernel at (1 or 2), recorded
+/// by boot.S before it dropped to EL1.
+unsigned entry_el();
+
+}  // namespace keel::aarch64
