@@ -44,7 +44,7 @@ constexpr uint8_t kJumpOps[] = {0x10, 0x20, 0x30, 0x40, 0x50, 0x60, 0x70, 0xa0, 
 constexpr uint8_t kLddw = 0x18;
 constexpr uint8_t kPseudoMapFd = 1, kPseudoCall = 1, kPseudoFunc = 4;
 constexpr int32_t kHelperMapLookup = 1, kHelperKtime = 5, kHelperPrandom = 7, kHelperSkbLoadBytes = 26,
-                  kHelperProbeReadKernel = 113, kHelperLoop = 181, kHelperXdpLoadBytes = 189;
+                  kHelperProbeReadKernel = 113, kHelperCheckMtu = 163, kHelperLoop = 181, kHelperXdpLoadBytes = 189;
 
 uint8_t size_code(uint32_t bytes) {
   switch (bytes) {
@@ -619,6 +619,22 @@ class Generator {
         e_.emit(kAlu64 | kAdd, reg, 0, 0, c_.chance(80) ? -64 : -8 * static_cast<int32_t>(1 + c_.below(8)));
       }
     };
+    if (f.ctx && find_helper(type_, kHelperCheckMtu) != nullptr && c_.chance(15)) {
+      // bpf_check_mtu(ctx, ifindex, &mtu_len, len_diff, flags): mtu_len is
+      // read, then written (issue 11 item 2); sometimes never initialised.
+      const int16_t slot = stack_slot(4);
+      if (c_.chance(70)) e_.emit(kSt | kMem | size_code(4), 10, 0, slot, edge32());
+      e_.emit(kAlu64 | kMov | kSrcX, 1, 6, 0, 0);
+      e_.emit(kAlu64 | kMov, 2, 0, 0, 0);
+      e_.emit(kAlu64 | kMov | kSrcX, 3, 10, 0, 0);
+      e_.emit(kAlu64 | kAdd, 3, 0, 0, slot);
+      if (c_.chance(50)) e_.emit(kAlu64 | kMov | kSrcX, 4, 7, 0, 0);
+      else e_.emit(kAlu64 | kMov, 4, 0, 0, edge32());
+      e_.emit(kAlu64 | kMov, 5, 0, 0, 0);
+      e_.emit(kJmp | kCall, 0, 0, 0, kHelperCheckMtu);
+      e_.emit(kLdx | kMem | size_code(4), 9, 10, slot, 0);
+      return true;
+    }
     if (f.ctx && std::strcmp(type_.name, "xdp") != 0 && c_.chance(50)) {
       e_.emit(kAlu64 | kMov | kSrcX, 1, 6, 0, 0);  // bpf_skb_load_bytes(ctx, offset, to, len)
       e_.emit(kAlu64 | kMov, 2, 0, 0, static_cast<int32_t>(c_.below(16)));
