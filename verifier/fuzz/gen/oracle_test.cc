@@ -106,6 +106,16 @@ TEST(Oracle, ReportsAnOutcomeThatDependsOnUnwrittenStack) {
   EXPECT_EQ(f.kind, FindingKind::uninit_read) << f.message;
 }
 
+TEST(Oracle, ReportsAHelperThatReadsNeverWrittenStack) {
+  // bpf_check_mtu reads *mtu_len before it writes it (issue 11 item 2): an
+  // unwritten mtu_len changes what the helpers return.
+  const std::string text = "mov %r1, %r1\nmov %r2, 0\nmov %r3, %r10\nadd %r3, -8\nmov %r4, 0\nmov %r5, 0\n"
+                           "call 163\nexit\n";
+  EXPECT_EQ(keel_verdict(text, "xdp").reason, Reason::uninit_stack);
+  EXPECT_EQ(bypass(text, "xdp", 8).kind, FindingKind::uninit_read);
+  EXPECT_EQ(bypass("stw [%r10-8], 1500\n" + text, "xdp", 9).kind, FindingKind::none);
+}
+
 TEST(Oracle, ReportsAHelperArgumentOutsideItsPrototype) {
   // bpf_map_lookup_elem with a scalar where the map must be.
   const std::string text = "mov %r1, 5\nmov %r2, %r10\nadd %r2, -8\nstdw [%r10-8], 0\ncall 1\nmov %r0, 0\nexit\n";
