@@ -64,12 +64,20 @@ Finding bypass(const std::string& text, const char* type, uint64_t bound, bool u
   return run_accepted(d.program, type_named(type), accepted(bound), 7, 4, unprivileged);
 }
 
+// keel rejects `text` for `why`; handed to the oracle as accepted (with a
+// bound of `bound` instructions) it gives a finding of `kind`, returned.
+Finding rejected_yet_found(const std::string& text, const char* type, Reason why, uint64_t bound,
+                           FindingKind kind) {
+  EXPECT_EQ(keel_verdict(text, type).reason, why) << text;
+  const Finding f = bypass(text, type, bound);
+  EXPECT_EQ(f.kind, kind) << f.message;
+  return f;
+}
+
 TEST(Oracle, ReportsAnOutOfBoundsLoadAsATrap) {
   // xdp_md is 24 bytes: offset 4096 is no memory of the program's.
-  const std::string text = "ldxdw %r0, [%r1+4096]\nexit\n";
-  EXPECT_EQ(keel_verdict(text, "xdp").reason, Reason::ctx_bad_access);
-  const Finding f = bypass(text, "xdp", 2);
-  EXPECT_EQ(f.kind, FindingKind::trap) << f.message;
+  const Finding f =
+      rejected_yet_found("ldxdw %r0, [%r1+4096]\nexit\n", "xdp", Reason::ctx_bad_access, 2, FindingKind::trap);
   EXPECT_EQ(f.pc, 0u);
   EXPECT_NE(f.message.find("out_of_bounds"), std::string::npos) << f.message;
 }
@@ -100,10 +108,8 @@ TEST(Oracle, LeavesBoundsAboveTheCapUnjudged) {
 }
 
 TEST(Oracle, ReportsAnOutcomeThatDependsOnUnwrittenStack) {
-  const std::string text = "ldxdw %r0, [%r10-8]\nexit\n";
-  EXPECT_EQ(keel_verdict(text, "socket_filter").reason, Reason::uninit_stack);
-  const Finding f = bypass(text, "socket_filter", 2);
-  EXPECT_EQ(f.kind, FindingKind::uninit_read) << f.message;
+  rejected_yet_found("ldxdw %r0, [%r10-8]\nexit\n", "socket_filter", Reason::uninit_stack, 2,
+                     FindingKind::uninit_read);
 }
 
 TEST(Oracle, ReportsAHelperThatReadsNeverWrittenStack) {
@@ -111,17 +117,14 @@ TEST(Oracle, ReportsAHelperThatReadsNeverWrittenStack) {
   // unwritten mtu_len changes what the helpers return.
   const std::string text = "mov %r1, %r1\nmov %r2, 0\nmov %r3, %r10\nadd %r3, -8\nmov %r4, 0\nmov %r5, 0\n"
                            "call 163\nexit\n";
-  EXPECT_EQ(keel_verdict(text, "xdp").reason, Reason::uninit_stack);
-  EXPECT_EQ(bypass(text, "xdp", 8).kind, FindingKind::uninit_read);
+  rejected_yet_found(text, "xdp", Reason::uninit_stack, 8, FindingKind::uninit_read);
   EXPECT_EQ(bypass("stw [%r10-8], 1500\n" + text, "xdp", 9).kind, FindingKind::none);
 }
 
 TEST(Oracle, ReportsAHelperArgumentOutsideItsPrototype) {
   // bpf_map_lookup_elem with a scalar where the map must be.
   const std::string text = "mov %r1, 5\nmov %r2, %r10\nadd %r2, -8\nstdw [%r10-8], 0\ncall 1\nmov %r0, 0\nexit\n";
-  EXPECT_EQ(keel_verdict(text, "xdp").reason, Reason::helper_argument);
-  const Finding f = bypass(text, "xdp", 7);
-  EXPECT_EQ(f.kind, FindingKind::helper_argument) << f.message;
+  const Finding f = rejected_yet_found(text, "xdp", Reason::helper_argument, 7, FindingKind::helper_argument);
   EXPECT_EQ(f.pc, 4u);
 }
 
