@@ -102,6 +102,20 @@ TEST(Verify, PointerArithmetic) {
   EXPECT_REJECT(c, "mov %r2, %r10\nsub %r2, %r10\nmov %r0, 0\nexit\n", pointer_arithmetic);
 }
 
+// A constant near INT64_MAX / INT64_MIN added to or subtracted from a
+// pointer with an offset is rejected without computing the overflowing sum
+// (signed overflow is undefined: UBSan in host-asan / host-fuzz reports it;
+// found by fuzz_structured).
+TEST(Verify, PointerPlusAnExtremeConstantIsRejectedWithoutOverflow) {
+  Checker c;
+  c.maps = {hash_map(8, 48)};
+  const std::string lookup = "stdw [%r10-8], 0\nlddw %r1, map_fd 0\nmov %r2, %r10\nadd %r2, -8\ncall 1\n"
+                             "jeq %r0, 0, out\nadd %r0, 2\n";
+  EXPECT_REJECT(c, lookup + "lddw %r1, 0x7fffffffffffffff\nadd %r0, %r1\nout: mov %r0, 0\nexit\n", pointer_arithmetic);
+  EXPECT_REJECT(c, lookup + "lddw %r1, 0x8000000000000000\nsub %r0, %r1\nout: mov %r0, 0\nexit\n", pointer_arithmetic);
+  EXPECT_REJECT(c, lookup + "lddw %r1, 0x8000000000000000\nadd %r0, %r1\nout: mov %r0, 0\nexit\n", pointer_arithmetic);
+}
+
 // ---- Stack ----------------------------------------------------------------------
 
 TEST(Verify, StackBoundsAndInitialization) {
