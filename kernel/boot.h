@@ -5,11 +5,13 @@
 #pragma once
 
 #include "board.h"
+#include "board_facts.h"
 
 namespace keel {
 
 struct BootInfo {
   const char* cmdline;  ///< boot loader's command line ("" when none)
+  BoardFacts facts;     ///< what the loader says about the machine (boot line)
 };
 
 [[noreturn]] void kernel_main(const BootInfo& info);

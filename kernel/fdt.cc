@@ -44,6 +44,18 @@ bool equal(const uint8_t* name, int64_t length, const char* text) {
   return equal(name, length, text, end);
 }
 
+// A path component names a node when it is the node's whole name, or,
+// without an '@' of its own, the node's name up to its '@' (§2.2.1:
+// node-name@unit-address).
+bool names_node(const uint8_t* name, int64_t length, const char* begin, const char* end) {
+  if (equal(name, length, begin, end)) return true;
+  for (const char* c = begin; c < end; ++c) {
+    if (*c == '@') return false;
+  }
+  const int64_t prefix = end - begin;
+  return length > prefix && name[prefix] == '@' && equal(name, prefix, begin, end);
+}
+
 // The path's components, "/a/b" -> "a", "b"; `index` selects one.
 bool component(const char* path, int index, const char*& begin, const char*& end) {
   const char* cursor = path;
@@ -74,6 +86,7 @@ const char* status_name(Status status) {
     case Status::bad_header: return "bad-header";
     case Status::bad_structure: return "bad-structure";
     case Status::not_found: return "not-found";
+    case Status::bad_value: return "bad-value";
   }
   return "unknown";
 }
@@ -122,7 +135,7 @@ Status find_property(const Blob& blob, const char* path, const char* property, P
         const char* first = nullptr;
         const char* last = nullptr;
         if (depth >= 2 && matched == depth - 2 && matched < wanted &&
-            component(path, matched, first, last) && equal(name, length, first, last)) {
+            component(path, matched, first, last) && names_node(name, length, first, last)) {
           ++matched;
         }
         break;
@@ -169,6 +182,18 @@ const char* as_string(const Property& property) {
   }
   if (property.value[property.size - 1] != 0) return nullptr;
   return reinterpret_cast<const char*>(property.value);
+}
+
+bool read_cells(const Property& property, uint32_t index, uint32_t count, uint64_t& out) {
+  if (property.value == nullptr || count < 1 || count > 2) return false;
+  const uint32_t cells = property.size / 4;
+  if (index >= cells || count > cells - index) return false;
+  uint64_t value = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    value = value << 32 | be32(property.value + 4 * (index + i));
+  }
+  out = value;
+  return true;
 }
 
 }  // namespace keel::fdt

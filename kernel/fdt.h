@@ -17,6 +17,7 @@ enum class Status : uint8_t {
   bad_header,     ///< version, sizes or offsets out of range
   bad_structure,  ///< an unknown token, a name or property past its block, nesting too deep
   not_found,      ///< a well-formed blob without that node or property
+  bad_value,      ///< a property whose value has the wrong size or form for its use
 };
 
 const char* status_name(Status status);
@@ -41,12 +42,21 @@ struct Property {
 };
 
 /// Finds `property` of the node at `path` (absolute, "/chosen"; "/" is the
-/// root; unit addresses are part of a node's name: "/memory@40000000").
+/// root). A path component with a unit address ("/memory@40000000")
+/// matches that node only; one without ("/memory") also matches nodes
+/// that have one ("memory@0"), the first in the blob's order that holds
+/// the property winning (Devicetree Specification §2.2.1, §2.2.3).
 [[nodiscard]] Status find_property(const Blob& blob, const char* path, const char* property,
                                    Property& out);
 
 /// The property's value as a C string: its bytes must end with the one NUL
 /// (Devicetree Specification §2.2.4.1 <string>). nullptr otherwise.
 const char* as_string(const Property& property);
+
+/// Reads the number of `count` (1 or 2) big-endian 32-bit cells that
+/// starts at cell `index` of the value (§2.2.4.1 <u32>, <u64>, <prop-encoded-array>).
+/// False when they are not all inside the value, or `count` is not 1 or 2.
+[[nodiscard]] bool read_cells(const Property& property, uint32_t index, uint32_t count,
+                              uint64_t& out);
 
 }  // namespace keel::fdt

@@ -27,9 +27,15 @@ constexpr uint64_t tick_wait_limit_ns = 1'000'000'000;
 // Set by finish(), which a fault can re-enter while the line is printed.
 bool done_printed = false;
 
-void emit_boot_line(bool have_clock, const TickConverter& clock) {
+void emit_boot_line(const BoardFacts& facts, bool have_clock, const TickConverter& clock) {
   Line line("boot");
-  line.str("arch", arch::name()).str("board", board::name()).str("clock", board::clock_name());
+  line.str("arch", arch::name()).str("board", board::name());
+  // What the loader told about the machine, where it told anything: a
+  // capture from hardware then names the board it came from.
+  if (facts.model != nullptr) line.str("model", facts.model);
+  if (facts.has_revision) line.hex("revision", facts.revision);
+  if (facts.memory_bytes != 0) line.dec("memory_bytes", facts.memory_bytes);
+  line.str("clock", board::clock_name());
   if (have_clock) {
     const ClockRate rate = clock.rate;
     if (rate.kind == ClockRate::Kind::period_fs) {
@@ -151,7 +157,7 @@ void kernel_main(const BootInfo& info) {
 
   TickConverter clock{};
   const bool have_clock = board::clock_init() && make_converter(board::clock_rate(), clock);
-  emit_boot_line(have_clock, clock);
+  emit_boot_line(info.facts, have_clock, clock);
   emit_clock_line();
   if (!have_clock) finish(board::ExitCode::fail);
 

@@ -1,12 +1,12 @@
-// QEMU's AArch64 `virt` machine: the memory map the MMU maps, the PL011
-// UART, and the way out (semihosting, else PSCI SYSTEM_OFF). The clock is
-// in clock.cc, the periodic timer in timer.cc. Addresses: QEMU 7.2
-// hw/arm/virt.c, base_memmap[].
+// QEMU's AArch64 `virt` machine: the memory map the MMU maps, the GIC and
+// timer wiring, the PL011 UART, and the way out (semihosting, else PSCI
+// SYSTEM_OFF). The clock and the tick are the arch's (board_clock.cc,
+// board_timer.cc). Addresses: QEMU 7.2 hw/arm/virt.c, base_memmap[].
+#include "arch/aarch64/pl011.h"
 #include "arch/aarch64/platform.h"
 #include "arch/aarch64/psci.h"
 #include "arch/aarch64/semihosting.h"
 #include "board.h"
-#include "mmio.h"
 
 namespace keel::aarch64 {
 namespace {
@@ -23,18 +23,18 @@ constexpr MemoryRegion regions[] = {
 
 MemoryMap board_memory_map() { return MemoryMap{regions, sizeof regions / sizeof regions[0]}; }
 
+// VIRT_GIC_DIST 0x08000000, VIRT_GIC_CPU 0x08010000; the non-secure EL1
+// physical timer is PPI 14 (ARCH_TIMER_NS_EL1_IRQ), INTID 16 + 14 = 30
+// (IHI 0048B §2.2.1: PPIs are INTIDs 16-31).
+periodic_timer::Wiring board_timer_wiring() { return {{0x0800'0000, 0x0801'0000}, 30}; }
+
 }  // namespace keel::aarch64
 
 namespace keel::board {
 namespace {
 
-// PL011 TRM (Arm DDI 0183G) §3.2: UARTDR at 0x000, UARTFR at 0x018 with
-// TXFF (transmit FIFO full) at bit 5. QEMU's PL011 needs no set-up; on
-// hardware the firmware has set the baud rate, which is left alone.
+// UART0, a PL011 that QEMU sets up itself.
 constexpr uintptr_t uart_base = 0x0900'0000;
-constexpr uintptr_t uart_dr = 0x000;
-constexpr uintptr_t uart_fr = 0x018;
-constexpr uint32_t fr_txff = 1u << 5;
 
 // Exit statuses as on qemu-x86 (boards/qemu-x86/board.cc): ok 33, fail 35,
 // fault 37, so that no other way out (PSCI SYSTEM_OFF exits QEMU with 0,
@@ -49,11 +49,7 @@ bool emulated() { return true; }
 
 void uart_init() {}
 
-void uart_put(char c) {
-  while ((mmio::read32(uart_base + uart_fr) & fr_txff) != 0) {
-  }
-  mmio::write32(uart_base + uart_dr, static_cast<uint8_t>(c));
-}
+void uart_put(char c) { static_cast<void>(aarch64::pl011::put(uart_base, c)); }
 
 void exit(ExitCode code) {
   aarch64::semihosting::exit(exit_status(code));

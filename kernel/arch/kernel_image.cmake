@@ -1,7 +1,8 @@
 # What every arch's image.cmake shares (included by kernel/arch/<isa>/image.cmake):
 #
 #   keel_kernel_executable(TARGET SCRIPT OUTPUT_NAME SUFFIX SOURCES...): the
-#     kernel linked with the linker script SCRIPT, freestanding, against the
+#     kernel linked with the linker script SCRIPT into KEEL_IMAGE_DIR (the
+#     board's choice; the build's kernel/ folder by default), freestanding, against the
 #     BPF service's platform and the verifier core (libkeel), the very
 #     libraries the host tests link (DESIGN.md "one core built freestanding").
 #     keel_kernel's objects are in the sources: a static library would drop
@@ -10,10 +11,13 @@
 #   keel_global_constructor_test(ARCH SCRIPT FLAGS...): SCRIPT's ASSERT must
 #     reject a global constructor (it would never run).
 function(keel_kernel_executable target script output_name suffix)
+  if(NOT KEEL_IMAGE_DIR)
+    set(KEEL_IMAGE_DIR ${CMAKE_CURRENT_BINARY_DIR})
+  endif()
   add_executable(${target} ${ARGN})
   set_target_properties(${target} PROPERTIES
     OUTPUT_NAME ${output_name} SUFFIX ${suffix}
-    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}
+    RUNTIME_OUTPUT_DIRECTORY ${KEEL_IMAGE_DIR}
     LINK_DEPENDS ${script})
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/kernel)
   target_link_libraries(${target} PRIVATE keel_kernel_bpf keel_core keel_kernel_portable

@@ -92,7 +92,7 @@ constexpr int exit_ok = 10;
 constexpr int exit_fail = 11;
 
 void boot() {
-  const BootInfo info{""};
+  const BootInfo info{"", {}};
   kernel_main(info);
 }
 
@@ -221,8 +221,22 @@ TEST_F(BootSequence, TimerInTheWrongUnit) {
               "keel done status=fail\n$");
 }
 
+// The loader's board facts (AArch64: the device tree's /model, /memory and
+// the Pi firmware's revision) go into the boot line, between the board and
+// the clock; spaces in the model become '_' (protocol.h).
+TEST_F(BootSequence, BoardFactsInTheBootLine) {
+  const BootInfo info{"keel.test=bogus",
+                      {"Raspberry Pi 5 Model B Rev 1.0", 8ull << 30, true, 0xd04170}};
+  EXPECT_EXIT(kernel_main(info), ::testing::ExitedWithCode(exit_fail),
+              "^keel boot arch=fake board=fake model=Raspberry_Pi_5_Model_B_Rev_1\\.0 "
+              "revision=0xd04170 memory_bytes=8589934592 clock=synthetic period_fs=10000000 ");
+  const BootInfo memory_only{"keel.test=bogus", {nullptr, 1ull << 30, false, 0}};
+  EXPECT_EXIT(kernel_main(memory_only), ::testing::ExitedWithCode(exit_fail),
+              "^keel boot arch=fake board=fake memory_bytes=1073741824 clock=synthetic ");
+}
+
 TEST_F(BootSequence, UnknownSelfTestFails) {
-  const BootInfo info{"keel.test=bogus"};
+  const BootInfo info{"keel.test=bogus", {}};
   EXPECT_EXIT(kernel_main(info), ::testing::ExitedWithCode(exit_fail),
               "keel selftest test=unknown expect=fault\n"
               "keel selftest test=unknown status=no-fault\n"

@@ -5,66 +5,13 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <string>
 #include <vector>
 
+#include "fdt_builder.h"
+
 namespace keel::fdt {
 namespace {
-
-// Writes a flattened tree: nodes and properties in order, then the header.
-class Builder {
- public:
-  Builder& begin(const std::string& name) {
-    word(0x1);
-    bytes(name.c_str(), name.size() + 1);
-    pad();
-    return *this;
-  }
-  Builder& end() { word(0x2); return *this; }
-  Builder& nop() { word(0x4); return *this; }
-  Builder& prop(const std::string& name, const std::string& value, bool terminate = true) {
-    word(0x3);
-    word(static_cast<uint32_t>(value.size() + (terminate ? 1 : 0)));
-    word(string_offset(name));
-    bytes(value.c_str(), value.size() + (terminate ? 1 : 0));
-    pad();
-    return *this;
-  }
-  std::vector<uint8_t> finish(uint32_t version = 17) {
-    word(0x9);
-    const uint32_t struct_offset = 40 + 16;  // header, one empty reservation entry
-    const uint32_t strings_offset = struct_offset + static_cast<uint32_t>(structure_.size());
-    const uint32_t total = strings_offset + static_cast<uint32_t>(strings_.size());
-    std::vector<uint8_t> blob;
-    auto put = [&blob](uint32_t v) {
-      for (int shift = 24; shift >= 0; shift -= 8) blob.push_back(static_cast<uint8_t>(v >> shift));
-    };
-    put(0xd00dfeed); put(total); put(struct_offset); put(strings_offset);
-    put(40);  // off_mem_rsvmap
-    put(version); put(16); put(0);
-    put(static_cast<uint32_t>(strings_.size())); put(static_cast<uint32_t>(structure_.size()));
-    blob.resize(blob.size() + 16, 0);
-    blob.insert(blob.end(), structure_.begin(), structure_.end());
-    blob.insert(blob.end(), strings_.begin(), strings_.end());
-    return blob;
-  }
-
- private:
-  void word(uint32_t v) {
-    for (int shift = 24; shift >= 0; shift -= 8) structure_.push_back(static_cast<uint8_t>(v >> shift));
-  }
-  void bytes(const char* data, size_t size) { structure_.insert(structure_.end(), data, data + size); }
-  void pad() { while (structure_.size() % 4 != 0) structure_.push_back(0); }
-  uint32_t string_offset(const std::string& name) {
-    const uint32_t offset = static_cast<uint32_t>(strings_.size());
-    strings_.insert(strings_.end(), name.begin(), name.end());
-    strings_.push_back(0);
-    return offset;
-  }
-  std::vector<uint8_t> structure_;
-  std::vector<uint8_t> strings_;
-};
 
 // A tree shaped like QEMU virt's: a root property, a node with a child
 // that has a "bootargs" of its own, then /chosen.
@@ -109,13 +56,54 @@ TEST(Fdt, FindsRootAndUnitAddressedNodes) {
   EXPECT_STREQ(as_string(property), "decoy");
 }
 
+// The string value of `path`'s `name`, or the Status's name.
+std::string string_at(const std::vector<uint8_t>& blob, const char* path, const char* name) {
+  Blob opened;
+  Property property;
+  Status status = open(blob.data(), blob.size(), opened);
+  if (status == Status::ok) status = find_property(opened, path, name, property);
+  if (status != Status::ok) return status_name(status);
+  const char* text = as_string(property);
+  return text == nullptr ? "<not a string>" : text;
+}
+
+TEST(Fdt, ComponentWithoutUnitAddressMatchesAnyUnitAddress) {
+  EXPECT_EQ(string_at(sample(), "/memory", "device_type"), "memory");
+  // The first node that has the property wins: memory@0 has none here.
+  const std::vector<uint8_t> two = Builder()
+      .begin("").begin("memory@0").prop("other", "x").end()
+      .begin("memory@80000000").prop("device_type", "second").end().end().finish();
+  EXPECT_EQ(string_at(two, "/memory", "device_type"), "second");
+  EXPECT_EQ(string_at(two, "/memory@0", "device_type"), "not-found");
+}
+
+TEST(Fdt, ReadsOneAndTwoCellValues) {
+  const uint8_t cells[] = {0x00, 0x00, 0x00, 0x01, 0x80, 0x00, 0x00, 0x02, 0xAB};
+  const Property property{cells, sizeof cells};
+  uint64_t value = 0;
+  ASSERT_TRUE(read_cells(property, 0, 1, value));
+  EXPECT_EQ(value, 1u);
+  ASSERT_TRUE(read_cells(property, 1, 1, value));
+  EXPECT_EQ(value, 0x8000'0002u);
+  ASSERT_TRUE(read_cells(property, 0, 2, value));
+  EXPECT_EQ(value, 0x1'8000'0002u);
+  // The ninth byte is no whole cell; 3 cells do not fit in 64 bits.
+  EXPECT_FALSE(read_cells(property, 1, 2, value));
+  EXPECT_FALSE(read_cells(property, 2, 1, value));
+  EXPECT_FALSE(read_cells(property, 0, 3, value));
+  EXPECT_FALSE(read_cells(property, 0, 0, value));
+  EXPECT_FALSE(read_cells(Property{}, 0, 1, value));
+  EXPECT_EQ(value, 0x1'8000'0002u);  // failures leave it alone
+}
+
 TEST(Fdt, AbsentNodeOrPropertyIsNotFound) {
   const std::vector<uint8_t> blob = sample();
   Blob opened;
   ASSERT_EQ(open(blob.data(), blob.size(), opened), Status::ok);
   Property property;
   EXPECT_EQ(find_property(opened, "/chosen", "initrd-start", property), Status::not_found);
-  EXPECT_EQ(find_property(opened, "/memory", "device_type", property), Status::not_found);
+  EXPECT_EQ(find_property(opened, "/memory@0", "device_type", property), Status::not_found);
+  EXPECT_EQ(find_property(opened, "/mem", "device_type", property), Status::not_found);
   EXPECT_EQ(find_property(opened, "/nothing/chosen", "bootargs", property), Status::not_found);
   const std::vector<uint8_t> bare = Builder().begin("").end().finish();
   ASSERT_EQ(open(bare.data(), bare.size(), opened), Status::ok);
@@ -147,16 +135,14 @@ TEST(Fdt, DamagedStructureIsAnErrorAtEveryTruncation) {
   ASSERT_EQ(open(blob.data(), blob.size(), opened), Status::ok);
   // Cut the structure block short at every 4-byte step: the walk must stop
   // with an error (or find the property before the cut), never overrun.
-  for (uint32_t size = 0; size < opened.struct_size; size += 4) {
-    Blob cut = opened;
-    cut.struct_size = size;
+  for_each_truncation(opened, [&](const Blob& cut, uint32_t size) {
     Property property;
     const Status status = find_property(cut, "/chosen", "bootargs", property);
     EXPECT_TRUE(status == Status::bad_structure || status == Status::ok) << size;
     if (status == Status::ok) {
       EXPECT_LE(property.value + property.size, blob.data() + opened.struct_offset + size);
     }
-  }
+  });
 }
 
 TEST(Fdt, BadTokensNamesAndDepth) {

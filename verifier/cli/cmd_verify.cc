@@ -17,6 +17,12 @@ namespace keel::cli {
 
 namespace {
 
+// " spec_guards=N" for an unprivileged program whose run needs N slots of
+// speculative-execution hardening (keel/spec_guard.h), else nothing.
+std::string hardening_note(const Verdict& verdict) {
+  return verdict.spec_guards == 0 ? std::string() : " spec_guards=" + std::to_string(verdict.spec_guards);
+}
+
 // The state lines of a rejection, indented under the FAIL line.
 void print_indented(const std::string& text) {
   std::stringstream stream(text);
@@ -52,6 +58,7 @@ int verify_raw(const std::string& input, Bytes file, const std::string& type_nam
     add_verdict(json, check);
     json.add("max_insns_executed", check.verdict.max_insns_executed)
         .add("stack_depth", uint64_t{check.verdict.stack_depth})
+        .add("spec_guards", uint64_t{check.verdict.spec_guards})
         .add("arena_bytes", uint64_t{check.arena_bytes})
         .add("verify_ns", check.verify_ns);
     if (!check.state.empty()) json.add("state", check.state);
@@ -60,8 +67,9 @@ int verify_raw(const std::string& input, Bytes file, const std::string& type_nam
     json.raw("maps", map_list.str());
     std::printf("%s\n", json.str().c_str());
   } else if (check.accepted()) {
-    std::printf("PASS %s type=%s insns=%u max_insns=%llu stack=%u\n", input.c_str(), type_name.c_str(), check.insns,
-                static_cast<unsigned long long>(check.verdict.max_insns_executed), check.verdict.stack_depth);
+    std::printf("PASS %s type=%s insns=%u max_insns=%llu stack=%u%s\n", input.c_str(), type_name.c_str(), check.insns,
+                static_cast<unsigned long long>(check.verdict.max_insns_executed), check.verdict.stack_depth,
+                hardening_note(check.verdict).c_str());
   } else {
     std::printf("FAIL %s type=%s insns=%u %s\n", input.c_str(), type_name.c_str(), check.insns, check.message.c_str());
     print_indented(check.state);
@@ -120,14 +128,15 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
     }
     json.add("max_insns_executed", check.verdict.max_insns_executed)
         .add("stack_depth", uint64_t{check.verdict.stack_depth})
+        .add("spec_guards", uint64_t{check.verdict.spec_guards})
         .add("arena_bytes", uint64_t{check.arena_bytes})
         .add("verify_ns", check.verify_ns);
     return ProgramReport{check.accepted(), json.str()};
   }
   if (check.accepted()) {
-    std::printf("PASS %s type=%s insns=%u max_insns=%llu stack=%u\n", label.c_str(), program.type_name,
+    std::printf("PASS %s type=%s insns=%u max_insns=%llu stack=%u%s\n", label.c_str(), program.type_name,
                 program.instruction_count, static_cast<unsigned long long>(check.verdict.max_insns_executed),
-                check.verdict.stack_depth);
+                check.verdict.stack_depth, hardening_note(check.verdict).c_str());
   } else {
     std::printf("FAIL %s type=%s insns=%u %s%s\n", label.c_str(), program.type_name, program.instruction_count,
                 check.message.c_str(), where.empty() ? "" : (", " + where).c_str());

@@ -1171,6 +1171,43 @@ TEST(ElfMalformed, TargetedCorruptions) {
 
 // Header and link checks beside libbpf's own: each names the field or the
 // section at fault (test-data's uBPF tests/elf/*.data match on that).
+// A lddw map reference (src BPF_PSEUDO_MAP_FD) that no relocation patches
+// names no map of the object: libbpf would pass its imm to the kernel as a
+// map fd, which Linux refuses. keel refuses it with the instruction's
+// offset, instead of taking imm as an index into the object's maps.
+TEST(ElfMalformed, UnrelocatedMapReference) {
+  REQUIRE_BPF_OBJECTS();
+  const std::vector<uint8_t> original = read_bytes(kBpfDir / "maps.bpf.o");
+  const std::vector<SectionView> sections = sections_of(original);
+  const SectionView* rel = section_named(sections, ".relxdp");
+  const SectionView* xdp = section_named(sections, "xdp");
+  ASSERT_NE(rel, nullptr);
+  ASSERT_NE(xdp, nullptr);
+  ASSERT_TRUE(load_bytes(original)->result.ok());
+  // The first relocation patches a map lddw: make it R_BPF_NONE and the
+  // instruction a map-fd lddw of its own, imm 0 (the object's first map).
+  std::vector<uint8_t> b = original;
+  uint64_t at;
+  std::memcpy(&at, &b[rel->offset], 8);
+  ASSERT_EQ(b[xdp->offset + at], 0x18);
+  const uint32_t none = 0;
+  std::memcpy(&b[rel->offset + 8], &none, 4);
+  b[xdp->offset + at + 1] = static_cast<uint8_t>((b[xdp->offset + at + 1] & 0x0f) | 0x10);
+  std::memset(&b[xdp->offset + at + 4], 0, 4);
+  auto loaded = load_bytes(b);
+  EXPECT_EQ(loaded->result.error, ElfError::unrelocated_map_reference) << describe_result(loaded->result);
+  EXPECT_EQ(loaded->result.offset, at);
+  EXPECT_EQ(loaded->result.value, 1u);
+  EXPECT_NE(describe_result(loaded->result).find("names no map"), std::string::npos) << describe_result(loaded->result);
+  // Loaded partially, the program fails alone with that status.
+  LoadOptions partial;
+  partial.partial = true;
+  loaded = load_bytes(b, partial);
+  ASSERT_TRUE(loaded->result.ok()) << describe_result(loaded->result);
+  ASSERT_GE(loaded->object.program_count, 1u);
+  EXPECT_EQ(loaded->object.programs[0].status.error, ElfError::unrelocated_map_reference);
+}
+
 TEST(ElfMalformed, HeaderFieldsAndLinks) {
   REQUIRE_BPF_OBJECTS();
   const std::vector<uint8_t> original = read_bytes(kBpfDir / "subprograms.bpf.o");

@@ -924,6 +924,15 @@ TEST(Verify, CostPastItsLimitIsTooComplex) {
   EXPECT_EQ(v.pc, 1u);
   c.options.max_insns_bound = 5000;
   EXPECT_ACCEPT(c, "call local f\ncall local f\nmov %r0, 0\nexit\n" + callee);
+  // Nested loops multiply: five levels of 10 fit in 1M, six do not, and
+  // the outermost loop (header at pc 2) is where the product passes it.
+  c.options.max_insns_bound = uint64_t{1} << 43;
+  EXPECT_ACCEPT(c, nested_loops(5));
+  v = c.run(nested_loops(6));
+  ASSERT_EQ(v.reason, Reason::too_complex) << c.text;
+  EXPECT_EQ(v.pc, 2u);
+  EXPECT_EQ(v.detail.kind, kTooComplexLoopInsns);
+  EXPECT_GT(v.detail.max, 1'000'000);
 }
 
 // A loop headed by a function's first block is entered by the calls: the

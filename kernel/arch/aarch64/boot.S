@@ -19,14 +19,17 @@
 	.global _start
 _start:
 	/* booting.rst: code0/code1, text_offset, image_size, flags, 3 reserved
-	 * words, magic "ARM\x64", reserved. flags = 0b1010: little-endian
-	 * (bit 0 = 0), 4 KiB pages (bits 2:1 = 01), placement anywhere in
-	 * memory (bit 3 = 1). */
+	 * words, magic "ARM\x64", reserved. flags = 0b0010: little-endian
+	 * (bit 0 = 0), 4 KiB pages (bits 2:1 = 01), and bit 3 = 0: the 2 MiB
+	 * base as close as possible to the start of RAM. The kernel is linked
+	 * at one address and does not relocate itself, so it must run at RAM
+	 * start + text_offset (QEMU virt 0x40080000, Pi 5 0x80000), which is
+	 * what bit 3 = 0 asks of a loader (docs/adr/0034). */
 	b	primary_entry
 	.long	0
 	.quad	__image_text_offset
 	.quad	__image_size
-	.quad	0xA
+	.quad	0x2
 	.quad	0, 0, 0
 	.ascii	"ARM\x64"
 	.long	0
@@ -45,12 +48,16 @@ primary_entry:
 	cmp	x20, #2
 	b.ne	in_el1
 	/* At EL2 (Pi 5 firmware; QEMU -M virt,virtualization=on): the kernel
-	 * runs at EL1, so EL2 is set up to stay out of its way. */
+	 * runs at EL1, so EL2 is set up to stay out of its way. HCR_EL2 goes
+	 * first: with E2H = 1 (a firmware may leave it set on a VHE CPU such
+	 * as the Cortex-A76) CNTHCTL_EL2 and CPTR_EL2 have other layouts
+	 * (Arm ARM, their register descriptions): E2H must be 0 by then. */
+	mov	x1, #HCR_EL2_RW
+	msr	hcr_el2, x1
+	isb
 	mov	x1, #CNTHCTL_EL2_EL1PCTEN_EL1PCEN
 	msr	cnthctl_el2, x1
 	msr	cntvoff_el2, xzr	/* virtual counter = physical counter */
-	mov	x1, #HCR_EL2_RW
-	msr	hcr_el2, x1
 	mov	x1, #CPTR_EL2_NO_TRAPS
 	msr	cptr_el2, x1
 	msr	hstr_el2, xzr
@@ -76,19 +83,30 @@ in_el1:
 	isb
 
 	/* .bss (page tables and stacks included) is not guaranteed zero. Both
-	 * ends are 16-byte aligned (kernel.ld). */
+	 * ends are 16-byte aligned (kernel.ld). It is written here with the
+	 * MMU off, so uncached; booting.rst promises clean caches only for
+	 * the loaded file, and the firmware may have left lines of this range
+	 * in the data cache, which a later eviction (dirty) or cached read
+	 * (stale) would let win over the zeros once the caches are on. So the
+	 * range is invalidated to the PoC before and after (docs/adr/0035). */
+	ldr	x0, =__bss_start
+	ldr	x1, =__bss_end
+	bl	keel_dcache_invalidate
 	ldr	x1, =__bss_start
 	ldr	x2, =__bss_end
 2:	cmp	x1, x2
 	b.hs	3f
 	stp	xzr, xzr, [x1], #16
 	b	2b
+3:	ldr	x0, =__bss_start
+	ldr	x1, =__bss_end
+	bl	keel_dcache_invalidate
 
 	/* Exceptions run on SP_EL1, a stack of their own; the kernel runs on
 	 * SP_EL0 (SPSel = 0, "EL1t"), above the guard page, so that a kernel
 	 * stack overflow is reported from a stack that still works
 	 * (docs/adr/0022). */
-3:	ldr	x1, =__exception_stack_top
+	ldr	x1, =__exception_stack_top
 	mov	sp, x1
 	msr	spsel, #0
 	ldr	x1, =__stack_top
@@ -103,5 +121,26 @@ in_el1:
 	bl	keel_arch_entry
 4:	wfi
 	b	4b
+
+	/* keel_dcache_invalidate(x0 = start, x1 = end): DC IVAC, invalidate
+	 * by address to the point of coherency, over every data cache line
+	 * that [start, end) touches, then DSB SY. The line size is the
+	 * smallest the CPU has: CTR_EL0.DminLine, log2 of words (Arm ARM
+	 * D19.2). No stack; clobbers x0, x2, x3. */
+	.global keel_dcache_invalidate
+keel_dcache_invalidate:
+	mrs	x2, ctr_el0
+	ubfx	x2, x2, #16, #4
+	mov	x3, #4
+	lsl	x2, x3, x2		/* bytes per line */
+	sub	x3, x2, #1
+	bic	x0, x0, x3
+5:	cmp	x0, x1
+	b.hs	6f
+	dc	ivac, x0
+	add	x0, x0, x2
+	b	5b
+6:	dsb	sy
+	ret
 
 	.section .note.GNU-stack, "", @progbits

@@ -1,6 +1,7 @@
 // The first C++ the CPU runs (from boot.S, at EL1 on the kernel stack,
-// MMU off): turn on the identity map, read the command line from the
-// device tree the loader passed, and hand over to kernel_main().
+// MMU off): turn on the identity map, read the command line and the board
+// facts from the device tree the loader passed, and hand over to
+// kernel_main().
 #include <cstdint>
 
 #include "arch.h"
@@ -9,6 +10,7 @@
 #include "board.h"
 #include "boot.h"
 #include "console.h"
+#include "devicetree_facts.h"
 #include "fdt.h"
 
 extern "C" char __stack_guard[];  // kernel.ld
@@ -18,12 +20,17 @@ namespace {
 
 unsigned entered_at = 0;
 
-// /chosen/bootargs (what QEMU's -append puts there), or "" when the loader
-// passed no tree. A tree that is there but unreadable is reported.
-const char* device_tree_cmdline(uintptr_t address) {
-  if (address == 0) return "";
+// The boot information the loader's device tree holds: /chosen/bootargs
+// (what QEMU's -append puts there; "" when absent) and the board facts of
+// the boot line (devicetree_facts.h). A loader that passed no tree (x0 = 0)
+// gives neither; a tree that is there but unreadable, or whose facts are
+// malformed, is reported, and the boot goes on without what it lacks.
+BootInfo read_device_tree(uintptr_t address) {
+  BootInfo info{"", {}};
+  if (address == 0) return info;
   constexpr uint64_t header = 40;
   const char* problem = nullptr;
+  const char* part = "header";
   fdt::Blob blob;
   if (!mmu::mapped(address, header, MemoryKind::normal)) {
     problem = "unmapped";
@@ -37,17 +44,27 @@ const char* device_tree_cmdline(uintptr_t address) {
     if (opened != fdt::Status::ok) {
       problem = fdt::status_name(opened);
     } else {
+      part = "bootargs";
       fdt::Property bootargs;
       const fdt::Status found = fdt::find_property(blob, "/chosen", "bootargs", bootargs);
-      if (found == fdt::Status::not_found) return "";
       const char* text = found == fdt::Status::ok ? fdt::as_string(bootargs) : nullptr;
-      if (text != nullptr) return text;
-      problem = found == fdt::Status::ok ? "bootargs-not-a-string" : fdt::status_name(found);
+      if (text != nullptr) {
+        info.cmdline = text;
+      } else if (found != fdt::Status::not_found) {
+        problem = found == fdt::Status::ok ? "bootargs-not-a-string" : fdt::status_name(found);
+      }
+      if (problem == nullptr) {
+        part = "facts";
+        const fdt::Status read = fdt::read_board_facts(blob, info.facts);
+        if (read != fdt::Status::ok) problem = fdt::status_name(read);
+      }
     }
   }
-  board::uart_init();
-  emit(Line("devicetree").hex("address", address).str("status", problem));
-  return "";
+  if (problem != nullptr) {
+    board::uart_init();
+    emit(Line("devicetree").hex("address", address).str("part", part).str("status", problem));
+  }
+  return info;
 }
 
 }  // namespace
@@ -66,8 +83,7 @@ extern "C" [[noreturn]] void keel_arch_entry(uintptr_t device_tree, uint64_t ent
     emit(keel::Line("mmu").str("status", mmu::status_name(mapped)));
     keel::finish(keel::board::ExitCode::fail);
   }
-  const keel::BootInfo boot_info{device_tree_cmdline(device_tree)};
-  keel::kernel_main(boot_info);
+  keel::kernel_main(read_device_tree(device_tree));
 }
 
 namespace keel::arch {

@@ -77,8 +77,13 @@ bool enable(uint32_t id, uint8_t priority) {
   // SPIs go to CPU interface 0 (bit 0 of the byte); SGI/PPI target bytes
   // are read-only (§4.3.12).
   if (id >= 32) set_byte(gicd_itargetsr, id, 0x01);
-  gicd(gicd_isenabler + (id / 32) * 4, 1u << (id % 32));
-  return true;
+  const uintptr_t isenabler = gicd_isenabler + (id / 32) * 4;
+  gicd(isenabler, 1u << (id % 32));
+  // Read back: on a GIC with the Security Extensions (the GIC-400) a
+  // Non-secure access to a Group 0 interrupt is RAZ/WI (§4.3.5), so an
+  // INTID the firmware left in Group 0 stays off; say so instead of
+  // waiting for a tick that cannot come.
+  return (gicd(isenabler) & (1u << (id % 32))) != 0;
 }
 
 void disable(uint32_t id) {

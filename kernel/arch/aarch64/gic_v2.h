@@ -22,7 +22,9 @@ bool ready();
 unsigned interrupt_lines();  ///< GICD_TYPER: 32 * (ITLinesNumber + 1)
 
 /// Enables INTID `id` (16-31 PPI, 32+ SPI routed to CPU 0) at `priority`
-/// (lower is more urgent; must be below the priority mask 0xF0).
+/// (lower is more urgent; must be below the priority mask 0xF0). False
+/// when it does not read back as enabled (a Group 0 INTID seen from
+/// Non-secure state).
 [[nodiscard]] bool enable(uint32_t id, uint8_t priority);
 void disable(uint32_t id);
 

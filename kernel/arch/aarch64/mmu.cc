@@ -2,6 +2,9 @@
 
 #include "arch/aarch64/sysreg.h"
 
+// boot.S: DC IVAC over every data cache line of [start, end), then DSB SY.
+extern "C" void keel_dcache_invalidate(uintptr_t start, uintptr_t end);
+
 namespace keel::aarch64::mmu {
 namespace {
 
@@ -164,10 +167,14 @@ Status enable(const MemoryMap& map, uintptr_t guard_page) {
 
   // The tables were written with the MMU off (Device-nGnRnE, uncached):
   // complete the writes, then point the walker at them (D8.14 "enabling
-  // the MMU"). SCTLR_EL1 is written last, with M, C and I together.
-  // FIXME: on hardware, clean and invalidate the pool's lines by address
-  // first (a loader may have left them in the cache); QEMU has no caches
-  // to test it with (docs/adr/0022).
+  // the MMU"). SCTLR_EL1 is written last, with M, C and I together. The
+  // walker reads through the caches (TCR IRGN0/ORGN0): boot.S invalidated
+  // .bss, the pool included, before and after zeroing it, and the pool is
+  // invalidated once more now that it is written, so that no line from
+  // before can hide a descriptor (docs/adr/0035; QEMU has no caches to
+  // show it, only hardware will).
+  keel_dcache_invalidate(reinterpret_cast<uintptr_t>(tables),
+                         reinterpret_cast<uintptr_t>(tables) + sizeof tables);
   const uint64_t tcr = tcr_base | (ips << 32);
   uint64_t sctlr;
   asm volatile("mrs %0, sctlr_el1" : "=r"(sctlr));

@@ -35,7 +35,7 @@ const char* multiboot_cmdline(uint32_t magic, uint32_t info) {
 
 extern "C" [[noreturn]] void keel_arch_entry(uint32_t magic, uint32_t info) {
   keel::x86::install_descriptor_tables();
-  const keel::BootInfo boot_info{keel::x86::multiboot_cmdline(magic, info)};
+  const keel::BootInfo boot_info{keel::x86::multiboot_cmdline(magic, info), {}};
   keel::kernel_main(boot_info);
 }
 

@@ -32,6 +32,7 @@ enum class ElfError : uint8_t {
   unsupported_relocation,   // relocation type keel does not apply there (value = the type)
   missing_symbol,           // relocation against an undefined (extern, ksym, kconfig, kfunc) symbol
   bad_relocation_target,    // e.g. R_BPF_64_64 not on a lddw, or against a section that is no map
+  unrelocated_map_reference,  // a lddw map fd / map value / map index (value = src) no relocation patches
   bad_program,              // code not a multiple of 8 bytes, function outside its section, split lddw
   bad_call,                 // BPF-to-BPF call to no function, or outside every code section
   bad_map_section,          // legacy `maps` section: no symbols, entries too small or misplaced

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "keel/isa.h"
+#include "keel/spec_guard.h"
 
 namespace keel {
 
@@ -51,6 +52,9 @@ struct RunOptions {
   const Region* regions = nullptr;
   /// Entries in `regions` (at most kMaxRegions minus those granted at run time).
   uint32_t region_count = 0;
+  /// The hardening verify() wrote for an unprivileged program (VerifyOptions::spec_guards), one per
+  /// slot, or nullptr: operands masked and barriers run as each entry says.
+  const SpecGuard* spec_guards = nullptr;
 };
 
 enum class RunStatus : uint8_t {

@@ -9,6 +9,7 @@
 #include "keel/arena.h"
 #include "keel/isa.h"
 #include "keel/platform.h"
+#include "keel/spec_guard.h"
 
 namespace keel {
 
@@ -96,6 +97,7 @@ struct Verdict {
   // Filled when accepted:
   uint64_t max_insns_executed = 0;  // sound upper bound on instructions in one run, <= max_insns_bound
   uint32_t stack_depth = 0;         // bytes, summed over the deepest call chain
+  uint32_t spec_guards = 0;         // unprivileged: slots whose SpecGuard run() must apply (VerifyOptions)
   bool ok() const { return reason == Reason::ok; }
 };
 
@@ -110,8 +112,13 @@ struct VerifyOptions {
   /// shifts by an immediate >= the width, and instructions newer than 6.1 (sdiv, smod, movsx, ldxs*, bswap, gotol, callx).
   bool linux_rules = false;
   /// Also analyse the successor a comparison proves impossible, with the unrefined state, as unprivileged
-  /// Linux does against Spectre v1 (a mispredicted branch runs it speculatively).
+  /// Linux does against Spectre v1 (a mispredicted branch runs it speculatively). Always on when
+  /// `privileged` is false.
   bool speculative_paths = false;
+  /// Unprivileged only: program.count entries that verify() fills with the hardening run() must apply
+  /// (RunOptions::spec_guards) to an accepted program on a CPU that speculates; Verdict::spec_guards
+  /// counts the slots that need it, with or without this table (the verdict does not depend on it).
+  SpecGuard* spec_guards = nullptr;
   /// Let reads of never-written stack bytes yield unknown values, as privileged Linux does (allow_uninit_stack).
   bool allow_uninit_stack_reads = false;
   /// Reject code no path reaches (Linux does).

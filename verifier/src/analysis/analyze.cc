@@ -910,7 +910,7 @@ bool run_block(Run& run, uint32_t b, State*& w) {
   const Cfg::Block& block = cfg.blocks[b];
   bool ok = true;
   bool terminated = false;
-  ConstantRun constants(e.options.linux_rules);
+  ConstantRun constants(e.options.linux_rules, e.guards != nullptr);
   for (uint32_t pc = block.first; ok && pc <= block.last; ++pc) {
     const Insn& insn = e.insns[pc];
     if (insn.op == Op::lddw_tail) continue;
@@ -956,7 +956,7 @@ bool run_block(Run& run, uint32_t b, State*& w) {
         // The last edge refines w itself, which nothing reads afterwards
         // (the caller only releases it), saving a state copy per branch;
         // not under speculative_paths, which merges w unrefined below.
-        const bool in_place = i + 1 == out.size && !e.options.speculative_paths;
+        const bool in_place = i + 1 == out.size && !e.speculative;
         State* branch = in_place ? w : e.pool.copy(*w);
         if (branch == nullptr) {
           ok = e.oom(pc);
@@ -967,7 +967,7 @@ bool run_block(Run& run, uint32_t b, State*& w) {
         if (ok && feasible) ok = merge(run, edge.to, *branch, pc);
         // A branch ruled out still runs under misprediction (Spectre v1):
         // analyse it with the state before the comparison.
-        if (ok && !feasible && e.options.speculative_paths) ok = merge(run, edge.to, *w, pc);
+        if (ok && !feasible && e.speculative) ok = merge(run, edge.to, *w, pc);
         if (!in_place) e.pool.release(branch);
       }
       terminated = true;
@@ -1116,7 +1116,7 @@ bool run_function(Engine& e, LoopFactTable& table, uint32_t fn, State* entry_sta
   size_t clamp_bytes = 0;
   uint32_t clamp_count = 0;
   LoopClamp probe;
-  if (run.first_loop_pos != Cfg::kNone && !e.options.speculative_paths) {
+  if (run.first_loop_pos != Cfg::kNone && !e.speculative) {
     for (uint32_t b = f.first_block; b < f.first_block + n; ++b) {
       if (!is_header(cfg, b)) continue;
       find_clamp(cfg, e.insns, cfg.blocks[b].loop, probe);

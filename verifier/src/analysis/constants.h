@@ -57,7 +57,9 @@ inline bool fold_constant(Alu op, bool is64, uint64_t a, uint64_t b, uint64_t& o
 class ConstantRun {
  public:
   // linux_rules: shifts take the general path (it checks their immediate).
-  explicit ConstantRun(bool linux_rules) : linux_rules_(linux_rules) {}
+  // guarded: so do 64-bit add and sub of a register, whose every visit the
+  // unprivileged hardening must see (transfer.cc note_scalar_operand).
+  ConstantRun(bool linux_rules, bool guarded) : linux_rules_(linux_rules), guarded_(guarded) {}
 
   // Whether fold_run() could fold insn at all (a cheap test: not calling
   // it for the other instructions is worth it).
@@ -69,7 +71,7 @@ class ConstantRun {
   // out of registers.
   [[gnu::noinline]] uint32_t fold_run(const Insn* insns, uint32_t pc, uint32_t end, const RegState* regs) {
     // Locals, so that they stay in registers (value_ stores could alias members).
-    Masks m{known_, dirty_, linux_rules_, kNoRegister, 0};
+    Masks m{known_, dirty_, linux_rules_, guarded_, kNoRegister, 0};
     // Threaded dispatch (labels as values, as in interp.cc): one handler per
     // Op, each ending in the jump to the next instruction's handler, so an
     // instruction costs one jump, not a switch's range check and jump plus
@@ -156,6 +158,7 @@ class ConstantRun {
     uint32_t known;  // bit r: value_[r] is register r's constant
     uint32_t dirty;  // bit r: register r is still to be written from value_[r]
     bool linux_rules;
+    bool guarded;
     // The register written last, whose value is last_value and not yet in
     // value_ (written back when another register is written, and when the
     // run stops). An operation on it (`r0 += 1; r0 <<= 3`, most of a
@@ -172,6 +175,7 @@ class ConstantRun {
   [[gnu::always_inline]] bool fold_one(const RegState* regs, const Insn& insn, Masks& m) {
     static_assert(folds(kOp) && !(kOp == Alu::mov && kReg));
     if ((kOp == Alu::lsh || kOp == Alu::rsh) && m.linux_rules) return false;
+    if ((kOp == Alu::add || kOp == Alu::sub) && kIs64 && kReg && m.guarded) return false;
     const uint32_t dst = insn.dst;
     uint64_t b = static_cast<uint64_t>(insn.imm);
     if (kReg) {
@@ -204,6 +208,7 @@ class ConstantRun {
 
   uint64_t value_[kRegisterCount + 1];  // + the spare slot
   bool linux_rules_;
+  bool guarded_;
   uint32_t known_ = 0;
   uint32_t dirty_ = 0;
 };

@@ -17,6 +17,18 @@ inline constexpr int64_t kMaxVarOff = int64_t{1} << 29;   // BPF_MAX_VAR_OFF
 inline constexpr uint64_t kMaxVarSize = uint64_t{1} << 29;  // BPF_MAX_VAR_SIZ
 inline constexpr int64_t kMaxPacketOff = 0xffff;           // MAX_PACKET_OFF
 
+// What the unprivileged hardening learned about one instruction slot over
+// every visit (transfer.cc, memory.cc): the operand's proven range joined
+// (mask_*), the values every visit's range holds (common_*), the operands
+// that keep the pointer inside its object on every visit (window_*).
+struct GuardState {
+  int64_t mask_min, mask_max;
+  int64_t common_min, common_max;
+  int64_t window_min, window_max;
+  uint8_t flags;        // kGuardMask* / kGuardBarrierAfter (keel/spec_guard.h)
+  bool scalar_visit;    // a visit added two scalars here: no mask may apply
+};
+
 struct Engine {
   const Insn* insns;
   uint32_t insn_count;
@@ -38,6 +50,10 @@ struct Engine {
   // state it was entered with, whose references it may neither keep nor
   // release (it may run again).
   const State* callback_entry = nullptr;
+  // Unprivileged programs: the speculative paths are analysed, and every
+  // slot's hardening is tracked ([insn_count], zeroed; verify.cc).
+  bool speculative = false;
+  GuardState* guards = nullptr;
 
   // Ids stay below kRefBit: reference names (state.h) are never an id of
   // another pointer, whose NULL check would then refine the wrong copies.
@@ -62,6 +78,17 @@ struct Engine {
 bool check_init(Engine& e, const State& s, uint32_t reg, uint32_t pc);
 // Marks a register as written with a fresh value (breaks any id link).
 inline void set_reg(State& s, uint32_t reg, const RegState& value) { s.regs()[reg] = value; }
+
+// transfer.cc: the Spectre v1 mask of a pointer +/- scalar at pc (the
+// scalar's proven range `off`, the operand register dst or src) and the
+// offsets that keep `ptr` inside its object; false (rejected) when no one
+// mask serves every visit.
+bool note_pointer_operand(Engine& e, uint32_t pc, const Scalar& off, bool operand_is_dst, int64_t window_min,
+                          int64_t window_max);
+// memory.cc: a speculation barrier after the stack store at pc.
+inline void note_barrier(Engine& e, uint32_t pc) {
+  if (e.guards != nullptr) e.guards[pc].flags |= kGuardBarrierAfter;
+}
 
 // transfer.cc: ALU, mov, byte swaps, lddw.
 bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc);

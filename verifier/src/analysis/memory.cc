@@ -217,6 +217,18 @@ bool stack_store(Engine& e, State*& s, const Insn& insn, const RegState& ptr, ui
   Range r;
   if (!stack_bounds(e, *s, insn.dst, ptr, fixed, size, r, pc)) return false;
   const bool is_pointer = value != nullptr && value->kind != RegKind::scalar;
+  if (e.guards != nullptr) {
+    // Spectre v4 (Linux check_stack_write_fixed_off, sanitize_stack_spill):
+    // a load may speculatively bypass this store and read what it
+    // replaces. Harmless only when a scalar replaces plain data.
+    bool barrier = is_pointer || !ptr.value.is_const() || !ptr.var_is_zero();
+    const uint8_t* tags = s->frames()[ptr.frame].tags;
+    for (int64_t i = r.lo; !barrier && i < r.hi; ++i) {
+      const uint8_t tag = tags[i + kStackSize];
+      barrier = tag != kTagData && tag != kTagZero;
+    }
+    if (barrier) note_barrier(e, pc);
+  }
   if (is_pointer && value->kind == RegKind::stack && ptr.frame + 1u != s->frame_count) {
     // "cannot spill pointers to stack into stack frame of the caller"
     return e.fail(pc, Reason::pointer_leak, insn.src, access_detail(ptr, fixed, size, kStackSize));

@@ -171,11 +171,45 @@ bool unprivileged_limit_ok(const Engine& e, const RegState& r) {
   return true;
 }
 
-bool pointer_arith(Engine& e, State& s, const Insn& insn, uint32_t pc, Alu op, bool is64,
+// Unprivileged pointer +/- a register (Linux sanitize_ptr_alu; only an
+// immediate needs no mask): the pointer must be a stack or map value pointer
+// (retrieve_ptr_limit), a variable scalar's signed bounds must not straddle
+// zero ("unknown scalar with mixed signed bounds"), and run() masks the
+// register to what the analysis proved, a constant included (Linux rewrites
+// that one to an immediate): ADR 0015.
+bool harden_pointer_arith(Engine& e, uint32_t pc, Alu op, bool dst_is_ptr, const RegState& ptr,
+                          const RegState& off, const Detail& kind_detail) {
+  const int32_t operand = dst_is_ptr ? -1 : 0;
+  // The object's bytes relative to the pointer's base: a map value's
+  // [0, size), the frame's [-512, 0).
+  int64_t first = 0, last = 0;
+  if (ptr.kind == RegKind::map_value && e.options.maps != nullptr && ptr.region < e.options.map_count) {
+    last = int64_t{e.options.maps[ptr.region].value_size} - 1;
+  } else if (ptr.kind == RegKind::stack) {
+    first = -int64_t{kStackSize};
+    last = -1;
+  } else {
+    return e.fail(pc, Reason::pointer_arithmetic, operand, kind_detail);  // REASON_TYPE
+  }
+  if (!off.value.is_const() && (off.value.smin < 0) != (off.value.smax < 0)) {
+    Detail d = with_bounds(off.value);
+    d.kind = kind_detail.kind;
+    return e.fail(pc, Reason::pointer_arithmetic, operand, d);
+  }
+  if (e.guards == nullptr) return true;
+  // Where the pointer may be, and the operands that keep it inside.
+  const int64_t at_min = int64_t{ptr.off} + ptr.value.smin, at_max = int64_t{ptr.off} + ptr.value.smax;
+  const bool adds = op == Alu::add;
+  return note_pointer_operand(e, pc, off.value, !dst_is_ptr, adds ? first - at_min : at_max - last,
+                              adds ? last - at_max : at_min - first);
+}
+
+bool pointer_arith(Engine& e, State& s, const Insn& insn, uint32_t pc, Alu op, bool is64, bool is_reg,
                    const RegState& dst, const RegState& src) {
   RegState* regs = s.regs();
   const int32_t d = insn.dst;
   const bool privileged = e.options.privileged;
+  const bool harden = !privileged && is_reg;
   if (dst.kind == RegKind::mixed || src.kind == RegKind::mixed) {
     return e.fail(pc, Reason::pointer_arithmetic, d, Detail{.kind = static_cast<uint8_t>(RegKind::mixed)});
   }
@@ -245,6 +279,7 @@ bool pointer_arith(Engine& e, State& s, const Insn& insn, uint32_t pc, Alu op, b
       dd.offset = next;
       return e.fail(pc, Reason::pointer_arithmetic, d, dd);
     }
+    if (harden && !harden_pointer_arith(e, pc, op, dst_is_ptr, ptr, off, kind_detail)) return false;
     set_reg(s, insn.dst, r);
     return true;
   }
@@ -271,11 +306,46 @@ bool pointer_arith(Engine& e, State& s, const Insn& insn, uint32_t pc, Alu op, b
   if (!privileged && !unprivileged_limit_ok(e, r)) {
     return e.fail(pc, Reason::pointer_arithmetic, d, with_bounds(r.value));
   }
+  if (harden && !harden_pointer_arith(e, pc, op, dst_is_ptr, ptr, off, kind_detail)) return false;
   set_reg(s, insn.dst, r);
   return true;
 }
 
 }  // namespace
+
+bool note_pointer_operand(Engine& e, uint32_t pc, const Scalar& off, bool operand_is_dst, int64_t window_min,
+                          int64_t window_max) {
+  GuardState& g = e.guards[pc];
+  const uint8_t flag = operand_is_dst ? kGuardMaskDst : kGuardMaskSrc;
+  const uint8_t masks = kGuardMaskSrc | kGuardMaskDst;
+  Detail d;
+  d.min = off.smin;
+  d.max = off.smax;
+  // Linux: "tried to add from different maps, paths or scalars" (REASON_PATHS).
+  if (g.scalar_visit || (g.flags & masks & ~flag) != 0) {
+    return e.fail(pc, Reason::pointer_arithmetic, operand_is_dst ? 0 : 1, d);
+  }
+  if ((g.flags & flag) == 0) {
+    g = GuardState{off.smin, off.smax, off.smin, off.smax, window_min, window_max,
+                   static_cast<uint8_t>(g.flags | flag), false};
+  } else {
+    g.mask_min = g.mask_min < off.smin ? g.mask_min : off.smin;
+    g.mask_max = g.mask_max > off.smax ? g.mask_max : off.smax;
+    g.common_min = g.common_min > off.smin ? g.common_min : off.smin;
+    g.common_max = g.common_max < off.smax ? g.common_max : off.smax;
+    g.window_min = g.window_min > window_min ? g.window_min : window_min;
+    g.window_max = g.window_max < window_max ? g.window_max : window_max;
+  }
+  // Every architectural operand is in the mask, a masked one becomes
+  // common_min (a value every visit proved safe), and any operand the mask
+  // lets through keeps every visit's pointer inside its object.
+  if (g.common_min > g.common_max || g.mask_min < g.window_min || g.mask_max > g.window_max) {
+    d.min = g.mask_min;
+    d.max = g.mask_max;
+    return e.fail(pc, Reason::pointer_arithmetic, operand_is_dst ? 0 : 1, d);
+  }
+  return true;
+}
 
 bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc) {
   RegState* regs = s.regs();
@@ -358,7 +428,13 @@ bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc) {
   if (!check_init(e, s, insn.dst, pc)) return false;
   const RegState dst = regs[insn.dst];
   if (dst.kind != RegKind::scalar || src.kind != RegKind::scalar) {
-    return pointer_arith(e, s, insn, pc, op, is64, dst, src);
+    return pointer_arith(e, s, insn, pc, op, is64, is_reg, dst, src);
+  }
+  if (e.guards != nullptr && is64 && is_reg && (op == Alu::add || op == Alu::sub)) {
+    // Two scalars here: a mask for a pointer visit would change this sum.
+    GuardState& g = e.guards[pc];
+    if ((g.flags & (kGuardMaskSrc | kGuardMaskDst)) != 0) return e.fail(pc, Reason::pointer_arithmetic, d);
+    g.scalar_visit = true;
   }
   const bool division = op == Alu::div || op == Alu::sdiv || op == Alu::mod || op == Alu::smod;
   if (division) {

@@ -101,6 +101,26 @@ void too_costly(Verdict& v, uint32_t pc, uint64_t cost, uint64_t limit, bool loo
   v.detail.max = cost > uint64_t{INT64_MAX} ? INT64_MAX : static_cast<int64_t>(cost);
 }
 
+// The hardening an accepted unprivileged program needs, written to `out`
+// when the caller gave one; returns the slots that need any.
+uint32_t export_guards(const GuardState* guards, uint32_t count, SpecGuard* out) {
+  uint32_t needed = 0;
+  for (uint32_t pc = 0; pc < count; ++pc) {
+    const GuardState& g = guards[pc];
+    if (g.flags != 0) ++needed;
+    if (out == nullptr) continue;
+    out[pc] = SpecGuard{};
+    if (g.flags == 0) continue;
+    out[pc].flags = g.flags;
+    if ((g.flags & (kGuardMaskSrc | kGuardMaskDst)) != 0) {
+      out[pc].min = g.mask_min;
+      out[pc].max = g.mask_max;
+      out[pc].target = g.common_min;
+    }
+  }
+  return needed;
+}
+
 // Linux 6.1 check_max_stack_depth: along every call chain the frames'
 // depths, each rounded up to 32 bytes (at least 32), sum to at most 512.
 uint32_t chain_depth(const Cfg& cfg, const uint32_t* use, uint32_t* total) {
@@ -162,6 +182,16 @@ Verdict run(const Program& program, const ProgramType& type, const VerifyOptions
   }
   Engine e{program.insns,  program.count, type, options, cfg, pool,
            MapTable{options.maps, options.map_count, options.privileged}, 1, 0, stack_use, Verdict{}};
+  e.speculative = options.speculative_paths || !options.privileged;
+  if (!options.privileged) {
+    // The hardening of every slot (ADR 0015): 56 bytes per slot, unprivileged programs only.
+    e.guards = arena.allocate<GuardState>(program.count);
+    if (e.guards == nullptr) {
+      verdict.reason = Reason::out_of_memory;
+      return verdict;
+    }
+    std::memset(e.guards, 0, sizeof(GuardState) * program.count);
+  }
   if (cfg.lddw_count != 0 && !check_map_references(e)) return e.verdict;  // only lddw names maps
   State* entry = pool.allocate(1, 4);
   if (entry == nullptr) {
@@ -186,6 +216,7 @@ Verdict run(const Program& program, const ProgramType& type, const VerifyOptions
     e.fail(0, Reason::too_complex);
     return e.verdict;
   }
+  if (e.guards != nullptr) verdict.spec_guards = export_guards(e.guards, program.count, options.spec_guards);
   verdict.stack_depth = chain_depth(cfg, stack_use, totals);
   if (verdict.stack_depth > kStackSize) {
     verdict.reason = Reason::stack_out_of_bounds;

@@ -18,6 +18,7 @@ const char* value_label(ElfError error) {
     case ElfError::bad_map_definition: return "BTF type";
     case ElfError::wrong_machine: return "e_machine";
     case ElfError::bad_symbol: return "symbol or section index";
+    case ElfError::unrelocated_map_reference: return "lddw source";
     case ElfError::bad_link: return "sh_link";
     default: return nullptr;
   }
@@ -42,6 +43,9 @@ const char* explanation(ElfError error) {
     case ElfError::unsupported_relocation: return "relocation type not supported in code";
     case ElfError::missing_symbol: return "relocation against an undefined (extern) symbol";
     case ElfError::bad_relocation_target: return "relocation does not fit the instruction or symbol it names";
+    case ElfError::unrelocated_map_reference:
+      return "lddw refers to a map, but no relocation says which: it names no map (libbpf passes it on as "
+             "a map fd, which Linux refuses)";
     case ElfError::bad_program: return "code size not a multiple of 8 or lddw split by a function end";
     case ElfError::bad_call: return "call target is not inside a function";
     case ElfError::bad_map_section: return "legacy maps section malformed";
@@ -79,6 +83,7 @@ const char* elf_error_name(ElfError error) {
     KEEL_ELF_NAME(unsupported_relocation)
     KEEL_ELF_NAME(missing_symbol)
     KEEL_ELF_NAME(bad_relocation_target)
+    KEEL_ELF_NAME(unrelocated_map_reference)
     KEEL_ELF_NAME(bad_program)
     KEEL_ELF_NAME(bad_call)
     KEEL_ELF_NAME(bad_map_section)

@@ -25,6 +25,12 @@ using namespace elf;
 constexpr uint32_t kRelNone = 0, kRel64_64 = 1, kRel64_32 = 10;
 constexpr uint8_t kOpLddw = 0x18, kOpCall = 0x85;
 constexpr uint8_t kPseudoMapFd = 1, kPseudoMapValue = 2, kPseudoCall = 1, kPseudoFunc = 4;
+constexpr uint8_t kPseudoMapIdx = 5, kPseudoMapIdxValue = 6;
+
+// uapi bpf.h: the lddw source kinds whose imm a loader replaces by a map.
+constexpr bool names_map(uint8_t src) {
+  return src == kPseudoMapFd || src == kPseudoMapValue || src == kPseudoMapIdx || src == kPseudoMapIdxValue;
+}
 constexpr uint32_t kMaxSlots = 1u << 30;
 constexpr uint32_t kMaxMaps = 1u << 20;
 // Linux BPF_MAP_TYPE_* and map flags (uapi linux/bpf.h).
@@ -697,11 +703,11 @@ ElfResult Loader::process(const Placed& placed, uint8_t* out) {
       const uint8_t* insn = code + uint64_t{local} * 8;
       const int32_t imm = bytes::load<int32_t>(insn + 4);
       const Symbol& sym = file_.symbols[r.symbol];
-      relocated[local] = 1;
       // Old LLVM (EM_NONE objects) wrote type 0 where R_BPF_64_64 is now.
       uint32_t type = r.type;
       if (type == kRelNone && file_.machine == kEmNone) type = kRel64_64;
-      if (type == kRelNone) continue;
+      if (type == kRelNone) continue;  // patches nothing: the instruction stays unrelocated
+      relocated[local] = 1;
       if (type != kRel64_64 && type != kRel64_32) {
         result = fail(ElfError::unsupported_relocation, rel, at, type);
         break;
@@ -808,11 +814,17 @@ ElfResult Loader::process(const Placed& placed, uint8_t* out) {
       }
   }
   // Calls with no relocation are pc-relative within the section; every
-  // lddw must end inside the function.
+  // lddw must end inside the function. A map reference with no relocation
+  // names no map of the object: libbpf hands it to the kernel as it is, and
+  // Linux refuses its imm as a map fd (resolve_pseudo_ldimm64).
   for (uint32_t local = 0; local < f.slots && result.ok(); ++local) {
     const uint8_t* insn = code + uint64_t{local} * 8;
     if (insn[0] == kOpLddw) {
-      if (local + 1 >= f.slots) result = fail(ElfError::bad_program, f.section, begin + uint64_t{local} * 8);
+      if (local + 1 >= f.slots) {
+        result = fail(ElfError::bad_program, f.section, begin + uint64_t{local} * 8);
+      } else if (names_map(insn[1] >> 4) && !relocated[local]) {
+        program_error(fail(ElfError::unrelocated_map_reference, f.section, begin + uint64_t{local} * 8, insn[1] >> 4));
+      }
       ++local;
       continue;
     }

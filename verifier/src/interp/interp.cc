@@ -19,6 +19,7 @@
 #include <cstring>
 
 #include "support/bytes.h"
+#include "support/speculation.h"
 
 namespace keel {
 namespace {
@@ -259,6 +260,15 @@ struct CallerFrame {
 #endif
 #endif
 
+// An unprivileged program's Spectre v1 masks (ADR 0015): the operand of a
+// pointer +/- register outside what the verifier proved becomes the value it
+// chose. Only the 64-bit add and sub of a register carry masks; the verifier
+// refuses a slot that adds two scalars on some path and a pointer on another.
+inline void harden_operands(const SpecGuard& g, uint64_t* r, const Insn& insn) {
+  if ((g.flags & kGuardMaskSrc) != 0) r[insn.src] = clamp_speculative(r[insn.src], g.min, g.max, g.target);
+  if ((g.flags & kGuardMaskDst) != 0) r[insn.dst] = clamp_speculative(r[insn.dst], g.min, g.max, g.target);
+}
+
 #if KEEL_COMPUTED_GOTO
 #define KEEL_CASE(name) op_##name:
 // Counting down keeps the budget check one compare per instruction.
@@ -273,10 +283,11 @@ struct CallerFrame {
 #define KEEL_DISPATCH() continue
 #endif
 
-template <bool Guarded>
+template <bool Guarded, bool Hardened>
 RunResult execute(const Program& program, uint64_t arg1, uint64_t arg2, const RunOptions& options,
                   RunStack& stack) {
   const Insn* const insns = program.insns;
+  const SpecGuard* const spec_guards = options.spec_guards;  // Hardened: one per slot
   const uint64_t stack_base = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(stack.bytes));
   const uint64_t stack_top = stack_base + sizeof(stack.bytes);
 
@@ -380,6 +391,7 @@ RunResult execute(const Program& program, uint64_t arg1, uint64_t arg2, const Ru
     r[ip->dst] = alu64_##name(r[ip->dst], static_cast<uint64_t>(ip->imm));           \
     KEEL_NEXT;                                                                       \
   KEEL_CASE(name##64_reg)                                                             \
+    if constexpr (Hardened) harden_operands(spec_guards[ip - insns], r, *ip);          \
     r[ip->dst] = alu64_##name(r[ip->dst], r[ip->src]);                               \
     KEEL_NEXT;                                                                       \
   KEEL_CASE(name##32_imm)                                                             \
@@ -482,6 +494,9 @@ RunResult execute(const Program& program, uint64_t arg1, uint64_t arg2, const Ru
   KEEL_CASE(op) {                                                    \
     KEEL_ACCESS(p, r[ip->dst], sizeof(T), true)                     \
     bytes::store<T>(p, static_cast<T>(value));                      \
+    if constexpr (Hardened) {                                       \
+      if (spec_guards[ip - insns].flags & kGuardBarrierAfter) speculation_barrier(); \
+    }                                                               \
     KEEL_NEXT;                                                      \
   }
         KEEL_STORE(stb, uint8_t, ip->imm)
@@ -596,8 +611,12 @@ budget_exhausted:
 
 RunResult run(const Program& program, uint64_t arg1, uint64_t arg2, const RunOptions& options,
               RunStack& stack) {
-  return options.mode == RunMode::guarded ? execute<true>(program, arg1, arg2, options, stack)
-                                          : execute<false>(program, arg1, arg2, options, stack);
+  if (options.spec_guards != nullptr) {
+    return options.mode == RunMode::guarded ? execute<true, true>(program, arg1, arg2, options, stack)
+                                            : execute<false, true>(program, arg1, arg2, options, stack);
+  }
+  return options.mode == RunMode::guarded ? execute<true, false>(program, arg1, arg2, options, stack)
+                                          : execute<false, false>(program, arg1, arg2, options, stack);
 }
 
 const char* run_status_name(RunStatus status) {

@@ -1,6 +1,8 @@
-// The board clock: the Arm generic timer's system counter (CNTPCT_EL0) at
-// the frequency the firmware wrote to CNTFRQ_EL0, read at boot and never
-// assumed (QEMU 7.2: 62.5 MHz; other versions and the Pi 5 differ).
+// The board clock of every AArch64 board: the Arm generic timer's system
+// counter (CNTPCT_EL0) is architectural, so the arch implements board.h's
+// clock functions once, for QEMU virt and the Raspberry Pi 5 alike. Its
+// frequency is what the firmware wrote to CNTFRQ_EL0, read at boot and
+// never assumed (QEMU 7.2: 62.5 MHz; the Pi 5's firmware: 54 MHz).
 #include "arch/aarch64/generic_timer.h"
 #include "arch/aarch64/platform.h"
 #include "board.h"
