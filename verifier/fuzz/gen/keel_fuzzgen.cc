@@ -196,7 +196,7 @@ int show(const Options& o) {
 
 struct Totals {
   std::atomic<uint64_t> executions{0}, decoded{0}, accepted{0}, runs{0}, findings{0};
-  std::atomic<uint64_t> privileged{0}, privileged_accepted{0};
+  std::atomic<uint64_t> privileged{0}, privileged_accepted{0}, hardened{0};
   std::atomic<uint64_t> reasons[kReasons] = {};
   std::atomic<uint64_t> kinds[kKinds] = {};
 };
@@ -225,6 +225,7 @@ int main(int argc, char** argv) {
       if (g.judgement.decoded && g.judgement.verdict.ok()) {
         totals.accepted.fetch_add(1, std::memory_order_relaxed);
         if (g.program.privileged) totals.privileged_accepted.fetch_add(1, std::memory_order_relaxed);
+        if (g.judgement.verdict.spec_guards != 0) totals.hardened.fetch_add(1, std::memory_order_relaxed);
       }
       if (!o.emit.empty() && i % o.emit_every == 0) {
         const std::string stem = o.emit + "/gen-" + std::to_string(o.seed) + "-" + std::to_string(i);
@@ -276,7 +277,8 @@ int main(int argc, char** argv) {
   std::printf("accepted %" PRIu64 " (privileged %" PRIu64 ", unprivileged %" PRIu64 "), rejected %" PRIu64 ", undecodable %" PRIu64 "\n",
               accepted, totals.privileged_accepted.load(), accepted - totals.privileged_accepted.load(),
               totals.decoded.load() - accepted, n - totals.decoded.load());
-  std::printf("guarded runs %" PRIu64 "\n", totals.runs.load());
+  std::printf("guarded runs %" PRIu64 ", accepted unprivileged programs with speculation hardening %" PRIu64 "\n",
+              totals.runs.load(), totals.hardened.load());
   std::printf("findings %" PRIu64, totals.findings.load());
   for (uint32_t k = 1; k < kKinds; ++k) {
     if (totals.kinds[k] != 0)

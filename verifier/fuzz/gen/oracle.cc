@@ -127,6 +127,7 @@ struct World {
   const ProgramType* type = nullptr;
   const Insn* callback_insns = nullptr;  // [call_local target, exit, program...] for bpf_loop callbacks
   uint32_t callback_count = 0;
+  const SpecGuard* callback_guards = nullptr;  // the same shift of the hardening table, in a hardened run
   Region regions[kMaxRegions];
   uint32_t region_count = 0;
   uint8_t* entries[kEntries] = {};
@@ -250,6 +251,7 @@ uint64_t run_bpf_loop(World& w, HelperCall& call) {
     options.helpers = &helpers;
     options.regions = regions.data();
     options.region_count = static_cast<uint32_t>(regions.size());
+    options.spec_guards = w.callback_guards;
     const RunResult r = run(program, i, call.args[2], options, *stack);
     w.callback_insns_run += r.insns_executed - (r.insns_executed >= 2 ? 2 : r.insns_executed);
     if (w.finding.found()) break;
@@ -485,13 +487,14 @@ const char* finding_kind_name(FindingKind kind) {
     case FindingKind::uninit_read: return "uninit_read";
     case FindingKind::helper_argument: return "helper_argument";
     case FindingKind::pointer_leak: return "pointer_leak";
+    case FindingKind::spec_guard: return "spec_guard";
     case FindingKind::other_status: return "other_status";
   }
   return "invalid";
 }
 
 Finding run_accepted(const Program& decoded, const ProgramType& type, const Verdict& verdict, uint64_t seed,
-                     uint32_t inputs, bool unprivileged, uint32_t* runs) {
+                     uint32_t inputs, bool unprivileged, uint32_t* runs, const SpecGuard* spec_guards) {
   if (runs != nullptr) *runs = 0;
   Finding none;
   // A saturated bound is reported after the runs, so that a trap in the
@@ -530,6 +533,11 @@ Finding run_accepted(const Program& decoded, const ProgramType& type, const Verd
     }
   }
   std::copy(insns.begin(), insns.end(), callback_insns.begin() + 2);
+  std::vector<SpecGuard> callback_guards;
+  if (spec_guards != nullptr) {
+    callback_guards.resize(decoded.count + 2);
+    std::copy(spec_guards, spec_guards + decoded.count, callback_guards.begin() + 2);
+  }
   w.callback_insns = callback_insns.data();
   w.callback_count = static_cast<uint32_t>(callback_insns.size());
 
@@ -557,8 +565,14 @@ Finding run_accepted(const Program& decoded, const ProgramType& type, const Verd
     const uint64_t input_seed = inputs_random.next();
     Outcome first;
     // The same input twice, with never-written stack bytes 0x00 then 0xa5:
-    // a verified program cannot tell them apart.
-    for (const uint8_t fill : {uint8_t{0x00}, uint8_t{0xa5}}) {
+    // a verified program cannot tell them apart. Then, with a hardening
+    // table, once more hardened: masks and barriers must change nothing an
+    // architectural run does.
+    const uint32_t passes = spec_guards != nullptr ? 3 : 2;
+    for (uint32_t pass = 0; pass < passes; ++pass) {
+      const uint8_t fill = pass == 1 ? 0xa5 : 0x00;
+      const bool hardened = pass == 2;
+      w.callback_guards = hardened ? callback_guards.data() : nullptr;
       w.region_count = fixed_regions;
       fill_input(w, type, input_seed);
       if (w.packet != nullptr && w.packet_length != 0) w.add(address_of(w.packet), w.packet_length, type.packet_writable);
@@ -573,6 +587,7 @@ Finding run_accepted(const Program& decoded, const ProgramType& type, const Verd
       options.helpers = &helpers;
       options.regions = w.regions;
       options.region_count = w.region_count;
+      options.spec_guards = hardened ? spec_guards : nullptr;
       const RunResult r = run(program, address_of(w.ctx), 0, options, *stack);
       if (runs != nullptr) ++*runs;
 
@@ -621,9 +636,15 @@ Finding run_accepted(const Program& decoded, const ProgramType& type, const Verd
                     "the context or the packet)";
         return f;
       }
-      if (fill == 0) {
+      if (pass == 0) {
         first = std::move(now);
-      } else if (!unjudged && !same(first, now)) {
+      } else if (hardened && !unjudged && !same(first, now)) {
+        f.kind = FindingKind::spec_guard;
+        f.message = "the hardened run differs from the plain one (r0 " + hex(first.result.r0) + " vs " +
+                    hex(now.result.r0) + ", stopped at pc " + std::to_string(first.result.pc) + " vs " +
+                    std::to_string(now.result.pc) + ")";
+        return f;
+      } else if (!hardened && !unjudged && !same(first, now)) {
         f.kind = FindingKind::uninit_read;
         f.message = "the outcome depends on never-written stack bytes (r0 " + hex(first.result.r0) + " vs " +
                     hex(now.result.r0) + ", stopped at pc " + std::to_string(first.result.pc) + " vs " +
@@ -660,9 +681,16 @@ Judgement judge(const uint8_t* bytes, size_t size, const ProgramType& type, cons
   j.decoded = true;
   thread_local std::vector<uint8_t> arena_memory(8u << 20);
   Arena arena(arena_memory.data(), arena_memory.size());
-  j.verdict = verify(program, type, options, arena);
+  std::vector<SpecGuard> guards;
+  VerifyOptions with_guards = options;
+  if (!options.privileged) {
+    guards.resize(program.count);
+    with_guards.spec_guards = guards.data();
+  }
+  j.verdict = verify(program, type, with_guards, arena);
   if (!j.verdict.ok()) return j;
-  j.finding = run_accepted(program, type, j.verdict, seed, inputs, !options.privileged, &j.runs);
+  j.finding = run_accepted(program, type, j.verdict, seed, inputs, !options.privileged, &j.runs,
+                           options.privileged ? nullptr : guards.data());
   return j;
 }
 

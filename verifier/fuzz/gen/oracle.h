@@ -37,6 +37,7 @@ enum class FindingKind : uint8_t {
   uninit_read,       // the outcome changed with the never-written stack contents
   helper_argument,   // a helper got an argument its prototype forbids
   pointer_leak,      // unprivileged: an address in r0 at exit or stored into a map, the context or the packet
+  spec_guard,        // unprivileged: the speculation hardening changed what an architectural run did
   other_status,      // another RunStatus the interpreter should never give a verified program
 };
 
@@ -54,7 +55,7 @@ struct Finding {
 struct Judgement {
   bool decoded = false;
   Verdict verdict;
-  uint32_t runs = 0;     // guarded runs made (two per input: the stack differential)
+  uint32_t runs = 0;     // guarded runs made (two per input: the stack differential; three when hardened)
   Finding finding;
 };
 
@@ -62,11 +63,14 @@ struct Judgement {
 // on `inputs` edge-biased inputs derived from `seed`, each twice with
 // different never-written stack contents. Returns the first finding. With
 // `unprivileged`, an address the program lets out is a finding too
-// (8-byte values only: a stored half of a pointer is not seen).
+// (8-byte values only: a stored half of a pointer is not seen); with
+// `spec_guards` (verify()'s hardening table) each input also runs once
+// hardened, and must do exactly what it did unhardened.
 // `verdict` is what the verifier said; the runs trust nothing else, so a
 // test may hand in a program the verifier never saw.
 Finding run_accepted(const Program& decoded, const ProgramType& type, const Verdict& verdict, uint64_t seed,
-                     uint32_t inputs, bool unprivileged = false, uint32_t* runs = nullptr);
+                     uint32_t inputs, bool unprivileged = false, uint32_t* runs = nullptr,
+                     const SpecGuard* spec_guards = nullptr);
 
 // Decodes and verifies `bytes` as `type` with `options` (maps: kMaps), and
 // when accepted, run_accepted().

@@ -141,6 +141,21 @@ TEST(Oracle, ReportsAnAddressAnUnprivilegedProgramLetsOut) {
   EXPECT_EQ(bypass("stdw [%r1+48], 7\nmov %r0, 0\nexit\n", "socket_filter", 3, true).kind, FindingKind::none);
 }
 
+TEST(Oracle, ReportsHardeningThatChangesAnArchitecturalRun) {
+  // fp + r3 with r3 = -8: a guard claiming r3 is always -16 (and masking it
+  // to -16) moves the store, so the load of fp-8 reads something else.
+  const std::string text = "stdw [%r10-8], 0\nstdw [%r10-16], 0\nmov %r3, -8\nmov %r2, %r10\nadd %r2, %r3\n"
+                           "stdw [%r2], 1\nldxdw %r0, [%r10-8]\nexit\n";
+  Decoded d;
+  decode_into(assemble_text(text), d);
+  std::vector<SpecGuard> guards(d.program.count);
+  EXPECT_EQ(run_accepted(d.program, type_named("socket_filter"), accepted(8), 7, 2, true, nullptr, guards.data()).kind,
+            FindingKind::none);
+  guards[4] = SpecGuard{-16, -16, -16, kGuardMaskSrc};
+  const Finding f = run_accepted(d.program, type_named("socket_filter"), accepted(8), 7, 2, true, nullptr, guards.data());
+  EXPECT_EQ(f.kind, FindingKind::spec_guard) << f.message;
+}
+
 TEST(Oracle, RunsBpfLoopCallbacksAndJudgesThem) {
   // bpf_loop(3, cb, NULL, 0); the callback dereferences its index.
   const std::string bad =
