@@ -14,6 +14,7 @@
 
 #include "fuzz_check.h"
 #include "keel/platform_linux.h"
+#include "keel/verify.h"
 #include "oracle.h"
 #include "program_generator.h"
 
@@ -22,9 +23,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const keel::fuzzgen::GeneratedProgram p = keel::fuzzgen::generate(choices);
   const keel::ProgramType* type = keel::find_program_type(keel::linux_platform(), p.type);
   KEEL_FUZZ_CHECK(type != nullptr);
+  keel::VerifyOptions options = keel::fuzzgen::verify_options(p.privileged);
+  // As fuzz_verify: a low cap keeps every input well under libFuzzer's
+  // 5 s timeout with ASan (a 40-instruction loop that counts down from
+  // 2^31 took 9 ms to reject in a release build and over 5 s here).
+  options.max_iterations = 1u << 13;
   const keel::fuzzgen::Judgement j =
-      keel::fuzzgen::judge(p.bytes.data(), p.bytes.size(), *type, keel::fuzzgen::verify_options(p.privileged),
-                           keel::fuzz::pick(data, size, 0x5eed), 3);
+      keel::fuzzgen::judge(p.bytes.data(), p.bytes.size(), *type, options, keel::fuzz::pick(data, size, 0x5eed), 3);
   KEEL_FUZZ_CHECK(j.decoded);
   if (j.finding.found()) {
     std::fprintf(stderr, "fuzz_structured: soundness finding (%s, %s): %s at pc %u: %s\n", p.type,

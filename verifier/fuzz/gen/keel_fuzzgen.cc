@@ -4,6 +4,7 @@
 //   keel-fuzzgen --seed S --count N [--jobs J] [--inputs K] [--out DIR]
 //                [--seconds T] [--progress P] [--emit DIR --emit-every E]
 //   keel-fuzzgen --seed S --index I     (one program: listing, verdict, finding)
+//   keel-fuzzgen --choices FILE         (the same for a fuzz_structured input)
 //
 // Program i of seed S is the same on every run and with any --jobs. Prints
 // executions, accepted / rejected counts, findings and the rate; writes each
@@ -20,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -53,6 +55,7 @@ struct Options {
   uint64_t emit_every = 1000;
   bool show = false;
   uint64_t index = 0;
+  std::string choices;      // --choices FILE: one program from these bytes, as fuzz_structured reads them
 };
 
 [[noreturn]] void usage(const std::string& problem) {
@@ -60,7 +63,8 @@ struct Options {
                "keel-fuzzgen: %s\n"
                "usage: keel-fuzzgen --seed S --count N [--jobs J] [--inputs K] [--out DIR] [--seconds T]\n"
                "                    [--progress P] [--emit DIR --emit-every E]\n"
-               "       keel-fuzzgen --seed S --index I\n",
+               "       keel-fuzzgen --seed S --index I\n"
+               "       keel-fuzzgen --choices FILE\n",
                problem.c_str());
   std::exit(2);
 }
@@ -88,7 +92,10 @@ Options parse(int argc, char** argv) {
     else if (flag == "--progress") o.progress = static_cast<double>(parse_number(flag, value));
     else if (flag == "--emit") o.emit = value;
     else if (flag == "--emit-every") o.emit_every = parse_number(flag, value);
-    else if (flag == "--index") {
+    else if (flag == "--choices") {
+      o.show = true;
+      o.choices = value;
+    } else if (flag == "--index") {
       o.show = true;
       o.index = parse_number(flag, value);
     } else usage("unknown option " + flag);
@@ -141,9 +148,9 @@ struct Generated {
   Judgement judgement;
 };
 
-Generated make_and_judge(const Options& o, uint64_t index) {
+Generated make_and_judge(const Options& o, uint64_t index, const std::vector<uint8_t>* bytes = nullptr) {
   const uint64_t s = program_seed(o.seed, index);
-  Choices choices(s);
+  Choices choices = bytes != nullptr ? Choices(bytes->data(), bytes->size()) : Choices(s);
   Generated g;
   g.program = keel::fuzzgen::generate(choices);
   const keel::ProgramType* type = keel::find_program_type(keel::linux_platform(), g.program.type);
@@ -179,11 +186,19 @@ std::string write_reproducer(const Options& o, uint64_t index, const Generated& 
 }
 
 int show(const Options& o) {
-  const Generated g = make_and_judge(o, o.index);
+  std::vector<uint8_t> bytes;
+  if (!o.choices.empty()) {
+    std::ifstream in(o.choices, std::ios::binary);
+    if (!in) usage("cannot read " + o.choices);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const Generated g = make_and_judge(o, o.index, o.choices.empty() ? nullptr : &bytes);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::printf("; program %" PRIu64 " of seed %" PRIu64 ": %s, %s\n", o.index, o.seed, g.program.type,
               g.program.privileged ? "privileged" : "unprivileged");
   std::printf("%s", listing(g.program.bytes).c_str());
-  std::printf("; verdict: %s\n", describe_verdict(g.judgement.verdict).c_str());
+  std::printf("; verdict: %s (verified and judged in %.1f ms)\n", describe_verdict(g.judgement.verdict).c_str(), ms);
   std::printf("; %s\n", verify_command("PROGRAM.bin", g.program).c_str());
   if (!g.judgement.finding.found()) {
     std::printf("; no finding in %u guarded runs\n", g.judgement.runs);

@@ -242,9 +242,11 @@ uint64_t run_bpf_loop(World& w, HelperCall& call) {
   const HelperTable helpers{kHelperFns.data(), static_cast<uint32_t>(kHelperFns.size()), &w};
   if (w.callback_stacks.size() <= w.callback_depth) w.callback_stacks.push_back(map_stack());
   RunStack* stack = w.callback_stacks[w.callback_depth++].get();
+  // Filled once per bpf_loop call, not per iteration: an iteration may see
+  // what the one before left, the same in both runs of the differential.
+  std::memset(stack->bytes, w.stack_fill, sizeof stack->bytes);
   uint64_t i = 0;
   for (; i < nr; ++i) {
-    std::memset(stack->bytes, w.stack_fill, sizeof stack->bytes);
     RunOptions options;
     options.mode = RunMode::guarded;
     options.insn_budget = kBudgetCap;
