@@ -2,15 +2,24 @@
 # (so that symbols defined by its own members do not count), still needs a
 # symbol other than memcpy/memmove/memset/memcmp.
 #
-#   cmake -DARCHIVE=libkeel_core.a -DLINKER=ld -DNM=nm -DWORK=dir -P CheckUndefinedSymbols.cmake
+#   cmake -DARCHIVE=libkeel_core.a -DLINKER=ld -DNM=nm -DWORK=dir
+#         [-DRUNTIME_HELPERS=name,name] -P CheckUndefinedSymbols.cmake
+#
+# RUNTIME_HELPERS (comma-separated) are also allowed: the compiler's own
+# support routines (libgcc) for operations the target's ISA lacks, which a
+# toolchain file names (KEEL_RUNTIME_HELPERS; 64-bit division on 32-bit
+# Arm, docs/adr/0026). Empty everywhere else.
 #
 # Weak undefined references (nm type `w`/`v`) count as needed: in a kernel
 # link they silently resolve to address 0. Tested by cmake/tests/.
+cmake_minimum_required(VERSION 3.25)  # a -P script: IN_LIST and the other current policies
 foreach(variable IN ITEMS ARCHIVE LINKER NM WORK)
   if(NOT ${variable})
     message(FATAL_ERROR "CheckUndefinedSymbols.cmake: -D${variable}=... is required")
   endif()
 endforeach()
+
+string(REPLACE "," ";" helpers "${RUNTIME_HELPERS}")
 
 file(MAKE_DIRECTORY ${WORK})
 execute_process(COMMAND ${LINKER} -r --whole-archive ${ARCHIVE} -o ${WORK}/core.o
@@ -37,7 +46,7 @@ foreach(line IN LISTS lines)
   endif()
   set(name ${CMAKE_MATCH_1})
   set(type ${CMAKE_MATCH_2})
-  if(NOT name MATCHES "^(memcpy|memmove|memset|memcmp)$")
+  if(NOT name MATCHES "^(memcpy|memmove|memset|memcmp)$" AND NOT name IN_LIST helpers)
     list(APPEND unexpected "${name} (${type})")
   endif()
 endforeach()
@@ -45,4 +54,8 @@ if(unexpected)
   list(JOIN unexpected ", " unexpected)
   message(FATAL_ERROR "freestanding core needs symbols it may not use: ${unexpected}")
 endif()
-message(STATUS "freestanding core: undefined symbols limited to mem*")
+if(helpers)
+  message(STATUS "freestanding core: undefined symbols limited to mem* and the runtime helpers ${RUNTIME_HELPERS}")
+else()
+  message(STATUS "freestanding core: undefined symbols limited to mem*")
+endif()

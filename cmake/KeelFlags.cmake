@@ -5,7 +5,7 @@ target_compile_options(keel_warnings INTERFACE -Wall -Wextra -Wshadow -Wconversi
                        -Wno-sign-conversion $<$<BOOL:${KEEL_WERROR}>:-Werror>)
 
 # The core's flags are the same on the host and in the kernel: the host
-# library is the very code the kernel links, not a sibling (DESIGN.md).
+# library is the very code the kernel links, not a sibling (docs/adr/0006).
 add_library(keel_freestanding INTERFACE)
 target_compile_options(keel_freestanding INTERFACE -ffreestanding -fno-exceptions -fno-rtti
                        -fno-threadsafe-statics -fno-stack-protector)

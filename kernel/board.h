@@ -1,4 +1,4 @@
-// What the portable kernel needs from a board (DESIGN.md "The kernel"): a
+// What the portable kernel needs from a board (docs/design.md, "The kernel"): a
 // UART, a clock, a periodic tick and a way to end the run. Each board folder
 // (boards/<name>/) implements these; the build picks the board (KEEL_BOARD),
 // so no kernel/ file includes a board header or tests for one with #if.
@@ -13,7 +13,7 @@ namespace keel::board {
 
 const char* name();  ///< e.g. "qemu-x86"; appears as board= in the boot line
 /// True on an emulator: its timings are not hardware timings and every line
-/// that carries one says so (EVIDENCE.md "What may be claimed from what").
+/// that carries one says so (docs/evidence.md, "What may be claimed from what").
 bool emulated();
 
 void uart_init();

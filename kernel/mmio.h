@@ -1,6 +1,6 @@
 // Device registers are reached through these two helpers only, so every
 // MMIO access in the kernel and the boards is a visible, volatile, 32-bit
-// access (STYLE.md: Circle's memio.h). 64-bit registers are read as halves
+// access (docs/conventions.md, "Boards"). 64-bit registers are read as halves
 // (time/ticks.h read_split_counter for counters that may carry between them).
 #pragma once
 

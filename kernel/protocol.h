@@ -1,5 +1,5 @@
 // The kernel's machine-readable UART protocol: every report is one line
-// `keel <event> key=value ...` (DESIGN.md "The kernel"), built here in a
+// `keel <event> key=value ...` (docs/design.md, "UART"), built here in a
 // fixed buffer and written whole by console.h's emit(). Capture scripts and
 // the boot tests parse these lines, so values never contain spaces.
 #pragma once

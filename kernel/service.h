@@ -1,5 +1,5 @@
 // The BPF service's place in the boot sequence: load -> verify -> admit ->
-// attach -> run of the programs embedded in the image (DESIGN.md "The
+// attach -> run of the programs embedded in the image (docs/design.md, "The
 // kernel"). kernel_main() calls start() once the clock and the periodic
 // timer are running and before interrupts are enabled, on_tick() runs from
 // every timer interrupt, and finish() after the timed run, before `keel done`.

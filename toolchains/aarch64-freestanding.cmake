@@ -10,7 +10,8 @@ set(CMAKE_AR aarch64-linux-gnu-ar)
 set(CMAKE_OBJCOPY aarch64-linux-gnu-objcopy)
 # Static libraries only: no executable can link without a runtime here.
 set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
-# Device memory faults on unaligned accesses before the MMU is on (PLATFORM.md).
+# Device memory faults on unaligned accesses, and with the MMU off every data
+# access is Device memory (Arm ARM, alignment of data accesses; docs/platform.md).
 # No PIC: the kernel runs where it is linked (Debian's compiler defaults to PIE).
 set(CMAKE_CXX_FLAGS_INIT "-mstrict-align -mgeneral-regs-only -fno-pic -fno-pie -nostdlib")
 # The kernel's boot stub and exception vectors (.S, preprocessed by gcc).

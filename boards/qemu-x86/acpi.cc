@@ -87,7 +87,7 @@ HpetLocation find_hpet() {
     return result;
   }
   // Prefer the XSDT (64-bit entries) when the RSDP has one; QEMU 7.2 gives
-  // revision 0, RSDT only (PLATFORM.md).
+  // revision 0, RSDT only (docs/platform.md; the qemu-x86.boot test checks it).
   const uint8_t revision = load<uint8_t>(rsdp + 15);
   const uint64_t xsdt = revision >= 2 ? load<uint64_t>(rsdp + 24) : 0;
   const bool use_xsdt = xsdt != 0;

@@ -1,6 +1,7 @@
 // Finds the HPET through ACPI: the RSDP (BIOS areas), then the RSDT or XSDT,
 // then the "HPET" table's base address. Multiboot1 passes no RSDP, so the
-// scan is the only route (PLATFORM.md).
+// scan is the only route (Multiboot Specification 0.6.96 §3.3; ACPI 6.5
+// §5.2.5.1 for the scan).
 #pragma once
 
 #include <cstdint>

@@ -7,7 +7,7 @@
 namespace keel::board {
 namespace {
 
-// COM1 (PLATFORM.md; 16550 register map: RBR/THR +0, IER +1, FCR +2,
+// COM1 (docs/platform.md; TI PC16550D register map: RBR/THR +0, IER +1, FCR +2,
 // LCR +3, MCR +4, LSR +5; DLL/DLM at +0/+1 while LCR.DLAB is set).
 constexpr uint16_t com1 = 0x3F8;
 constexpr uint8_t lsr_transmit_empty = 1u << 5;  // THRE: the holding register is free

@@ -5,6 +5,7 @@
 #   EXPECT=pass  the check exits zero, and `nm -u` of the linked object does
 #                list SYMBOL (so the pass exercised the mem* allowance and
 #                was not a vacuous empty object).
+# HELPERS (optional, comma-separated) is passed as the check's RUNTIME_HELPERS.
 # Asserting the message, not just "it failed", keeps a broken compile or a
 # missing tool from passing as an expected failure.
 foreach(variable IN ITEMS CXX AR LINKER NM SOURCES EXPECT SYMBOL WORK CHECK)
@@ -36,7 +37,7 @@ if(NOT result EQUAL 0)
 endif()
 
 execute_process(COMMAND ${CMAKE_COMMAND} -DARCHIVE=${archive} -DLINKER=${LINKER} -DNM=${NM}
-                        -DWORK=${WORK}/check -P ${CHECK}
+                        -DWORK=${WORK}/check -DRUNTIME_HELPERS=${HELPERS} -P ${CHECK}
                 RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
 message(STATUS "check exited ${result}:\n${output}")
 

@@ -4,7 +4,7 @@
 #     kernel linked with the linker script SCRIPT into KEEL_IMAGE_DIR (the
 #     board's choice; the build's kernel/ folder by default), freestanding, against the
 #     BPF service's platform and the verifier core (libkeel), the very
-#     libraries the host tests link (DESIGN.md "one core built freestanding").
+#     libraries the host tests link (docs/adr/0006, one core built freestanding).
 #     keel_kernel's objects are in the sources: a static library would drop
 #     members that only the arch entry reaches. Extra link options go in
 #     KEEL_IMAGE_LINK_OPTIONS.

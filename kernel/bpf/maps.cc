@@ -38,8 +38,10 @@ MapError create_maps(const Object& object, MapStore& store, uint32_t& first) {
     map.descriptor = d;
     map.values = store.pool + store.pool_used;
     map.stride = static_cast<uint32_t>(stride);
-    store.pool_used += bytes;
-    zero(map.values, bytes);
+    // At most the pool's free bytes (checked above): a size_t on 32-bit targets too.
+    const size_t size = static_cast<size_t>(bytes);
+    store.pool_used += size;
+    zero(map.values, size);
     const uint8_t* initial = object.map_info[i].initial;
     if (initial != nullptr) {
       for (uint32_t b = 0; b < d.value_size; ++b) map.values[b] = initial[b];

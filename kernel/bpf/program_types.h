@@ -1,4 +1,4 @@
-// The kernel's own BPF platform as data (DESIGN.md "Platform"): the program
+// The kernel's own BPF platform as data (docs/adr/0010): the program
 // types keel_tick and keel_test, their helper prototypes, and the options
 // every kernel program is verified with (strict: VerifyOptions::privileged
 // = false). The very same tables build into the host library, so a host

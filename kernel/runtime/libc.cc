@@ -1,4 +1,4 @@
-// The four C symbols a freestanding image must define (PLATFORM.md: GCC
+// The four C symbols a freestanding image must define (docs/platform.md: GCC
 // calls them even with -ffreestanding; the verifier core is allowed exactly
 // these). Linked into kernel images only: in a host test they would replace
 // the C library's.

@@ -1,7 +1,8 @@
 // The kernel's byte-copy primitives, under their own names so that host
 // tests can exercise them beside the C library's. The kernel image exports
 // them as memcpy/memmove/memset/memcmp (libc.cc): GCC emits calls to those
-// even with -ffreestanding (PLATFORM.md), and the verifier core needs them.
+// even with -ffreestanding (docs/platform.md, "Toolchain"), and the verifier
+// core needs them.
 #pragma once
 
 #include <cstddef>

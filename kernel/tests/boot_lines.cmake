@@ -7,7 +7,7 @@
 #     program's runs. Exact values (insns, max_insns, pc) are the
 #     semantic-consistency test's business; here the shape and the verdicts.
 #   keel_semantic_consistency_test(NAME UART_LOG FIXTURE): the same bytes,
-#     the same verdict (DESIGN.md): the host pipeline (keel-kernel-check,
+#     the same verdict (docs/design.md): the host pipeline (keel-kernel-check,
 #     host_check.cmake) against a boot's `keel load/verify/reject` lines,
 #     field by field but for the timings. FIXTURE is the boot test that
 #     writes UART_LOG (FIXTURES_SETUP).

@@ -1,6 +1,6 @@
 // main.cc's boot sequence on the host, against a fake board and arch: the
 // exact protocol lines for synthetic clock rates that QEMU never shows
-// (PLATFORM.md: QEMU's whole-ns rates hide rounding bugs), and every way
+// (docs/platform.md: QEMU's whole-ns rates hide rounding bugs), and every way
 // the run can fail. Each case runs kernel_main() in a forked child (a
 // GoogleTest death test): it never returns, and its globals start fresh.
 #include <gtest/gtest.h>
@@ -164,7 +164,7 @@ TEST_F(BootSequence, TickProgramThatNeverRuns) {
               "keel map prog=tick_counter map=tick_stats words=0,0\n");
 }
 
-// 69,841,279 fs (PLATFORM.md's awkward HPET): 10 ms is 143181 ticks, which
+// 69,841,279 fs (a 14.318 MHz HPET, docs/platform.md): 10 ms is 143181 ticks, which
 // last 9,999,944 ns; rounding the period to 69 ns would print 9,879,489.
 TEST_F(BootSequence, FractionalHpetPeriod) {
   fake.rate = ClockRate{ClockRate::Kind::period_fs, 69'841'279};

@@ -1,6 +1,6 @@
-// ticks.cc: the PLATFORM.md table, synthetic rates, a property test against a
+// ticks.cc: the docs/platform.md table, synthetic rates, a property test against a
 // 128-bit reference (tests may use __int128; the kernel may not), and one
-// regression test per failure mode PLATFORM.md lists.
+// regression test per failure mode docs/platform.md lists.
 #include "time/ticks.h"
 
 #include <gtest/gtest.h>
@@ -35,7 +35,7 @@ TickConverter converter_for(ClockRate rate) {
   return converter;
 }
 
-// The reference: the formulas of PLATFORM.md in 128 bits.
+// The reference: the formulas of docs/platform.md in 128 bits.
 struct Expected {
   uint64_t value;
   bool saturated;
@@ -73,7 +73,7 @@ bool ticks_match_reference(const TickConverter& converter, uint64_t ns) {
   return false;
 }
 
-// Synthetic rates: QEMU's whole-ns rates hide rounding bugs (PLATFORM.md).
+// Synthetic rates: QEMU's whole-ns rates hide rounding bugs (docs/platform.md).
 const std::vector<ClockRate>& named_rates() {
   static const std::vector<ClockRate> rates = {
       hpet(10'000'000),    hpet(69'841'279),    hpet(100'000'000),  hpet(0x05F5E100),
@@ -84,7 +84,7 @@ const std::vector<ClockRate>& named_rates() {
   return rates;
 }
 
-// ---- PLATFORM.md "Ticks to nanoseconds" table: every row, every column ----
+// ---- docs/platform.md "Ticks to nanoseconds" table: every row, every column ----
 
 struct TableRow {
   const char* name;
@@ -238,7 +238,7 @@ TEST(NsToTicks, MatchesReferenceForRandomNsAndRates) {
   }
 }
 
-// ---- regressions: one per failure mode in PLATFORM.md ----
+// ---- regressions: one per failure mode in docs/platform.md ----
 
 // The inspiring project printed HPET ticks as ns: every x86 time 10-100x off.
 TEST(Regression, TicksAreNotNanoseconds) {

@@ -52,5 +52,6 @@ int cmd_test_data(const std::vector<std::string>& args);
 int cmd_verify(const std::vector<std::string>& args);
 int cmd_cases(const std::vector<std::string>& args);
 int cmd_compare(const std::vector<std::string>& args);
+int cmd_suite_pack(const std::vector<std::string>& args);
 
 }  // namespace keel::cli

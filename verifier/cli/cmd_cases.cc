@@ -1,8 +1,9 @@
 // keel cases FILE.jsonl [--maps maps.json] [--divergences FILE] [--unprivileged]
-//            [--prefix ID] [--state] [--json]:
+//            [--prefix ID] [--state] [--all] [--json]:
 // runs the Linux verifier selftest cases (verifier/cli/cases/linux_cases.h) and
-// scores keel's verdicts against Linux's. Text: one line per disagreement,
-// the skip reasons, then the two summary lines. A false accept listed in
+// scores keel's verdicts against Linux's. Text: one line per disagreement
+// (--all: one line per case, suite::case_line(), as the bare-metal runner
+// prints them), the skip reasons, then the two summary lines. A false accept listed in
 // the divergences file (a justified, documented divergence: corpus README)
 // is a DIVERGENCE line and does not count as a false accept.
 #include <cstdio>
@@ -23,11 +24,16 @@ using tools::CaseResult;
 
 // "pc 12 ctx_bad_access: <describe() text after its own "pc 12: ">".
 std::string why_rejected(const CaseResult& result) {
-  if (!result.decode_error.empty()) return result.message;
-  std::string message = result.message;
-  const std::string prefix = "pc " + std::to_string(result.verdict.pc) + ": ";
-  if (message.compare(0, prefix.size(), prefix) == 0) message.erase(0, prefix.size());
-  return "pc " + std::to_string(result.verdict.pc) + " " + reason_name(result.verdict.reason) + ": " + message;
+  char text[320];
+  suite::rejection_text(result.check, text, sizeof text);
+  return text;
+}
+
+std::string all_line(const CaseResult& result) {
+  char line[1024];
+  suite::case_line(result.id.c_str(), result.name.c_str(), result.outcome, result.check, result.skip_reason.c_str(),
+                   line, sizeof line);
+  return line;
 }
 
 std::string case_json(const CaseResult& result) {
@@ -71,7 +77,7 @@ std::map<std::string, std::string> read_divergences(const std::string& path) {
 int cmd_cases(const std::vector<std::string>& arguments) {
   Args args("cases", arguments);
   std::string input, maps, divergences_path;
-  bool json_output = false;
+  bool json_output = false, all = false;
   tools::CaseOptions options;
   while (!args.done()) {
     const std::string& arg = args.take();
@@ -87,6 +93,8 @@ int cmd_cases(const std::vector<std::string>& arguments) {
       options.with_state = true;
     } else if (arg == "--json") {
       json_output = true;
+    } else if (arg == "--all") {
+      all = true;
     } else {
       args.single_input(arg, input);
     }
@@ -129,7 +137,9 @@ int cmd_cases(const std::vector<std::string>& arguments) {
     std::printf("%s\n", json.str().c_str());
   } else {
     for (const CaseResult& result : report.cases) {
-      if (documented(result)) {
+      if (all) {
+        std::printf("%s\n", all_line(result).c_str());
+      } else if (documented(result)) {
         std::printf("DIVERGENCE %s %s: %s\n", result.id.c_str(), result.name.c_str(),
                     divergences.at(result.id).c_str());
       } else if (result.outcome == CaseOutcome::false_accept) {

@@ -16,16 +16,21 @@
 // Every program must also survive disassemble -> assemble unchanged.
 // One line per file, then "verifier: A accepted, R rejected", then
 // "skipped: K (...)" when files were N/A, and last exactly "N passed, M failed".
+// A plain -- result file runs through suite/conformance_case.h, as in the
+// bare-metal runner; `keel suite-pack` packs the files for it (test_data.h).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 
 #include "args.h"
+#include "conformance_case.h"
 #include "data_file.h"
 #include "keel/elf.h"
 #include "object_file.h"
 #include "program.h"
 #include "pyelf.h"
+#include "test_data.h"
 #include "ubpf_wording.h"
 #include "verification.h"
 
@@ -52,21 +57,8 @@ constexpr NotApplicable kNotApplicable[] = {
      "the instruction and refuses the program only because it ends without exit (fall_through_end)"},
 };
 
-enum class Outcome : uint8_t { pass, fail, not_applicable };
-// The verifier's check of a -- result program.
-enum class Verified : uint8_t { not_checked, accepted, rejected };
-
-struct Verdict {
-  Verdict() = default;
-  Verdict(Outcome o, std::string w) : outcome(o), why(std::move(w)) {}
-  Outcome outcome = Outcome::fail;
-  std::string why;
-  Verified verified = Verified::not_checked;
-  std::string verify_why;  // the rejection, when rejected
-};
-
-Verdict pass() { return {Outcome::pass, ""}; }
-Verdict fail(const std::string& why) { return {Outcome::fail, why}; }
+DataVerdict pass() { return {Outcome::pass, ""}; }
+DataVerdict fail(const std::string& why) { return {Outcome::fail, why}; }
 
 // The program's bytes: assembled from -- asm (and then equal to -- raw when
 // both are given: -- raw is the expected encoding), or -- raw alone.
@@ -102,10 +94,12 @@ bool program_bytes(const DataFile& data, Bytes& out, std::string& why) {
 }
 
 std::string load_error_text(const DecodeResult& result) {
-  return std::string(decode_error_name(result.error)) + " at pc " + std::to_string(result.pc);
+  char text[64];
+  suite::decode_error_text(result, text, sizeof text);
+  return text;
 }
 
-Verdict check_load_error(const DataFile& data, const DecodeResult& loaded) {
+DataVerdict check_load_error(const DataFile& data, const DecodeResult& loaded) {
   ExpectedLoadError expected;
   if (!map_load_error(data.error, expected)) return fail("uBPF error wording not in the table: \"" + data.error + "\"");
   std::string want = decode_error_name(expected.error);
@@ -118,7 +112,7 @@ Verdict check_load_error(const DataFile& data, const DecodeResult& loaded) {
 
 // -- pyelf: builds the object and loads it; true with the program's bytes
 // in `out`, or false with the file's verdict (a -- error matched or not).
-bool pyelf_program(const DataFile& data, Bytes& out, Verdict& verdict) {
+bool pyelf_program(const DataFile& data, Bytes& out, DataVerdict& verdict) {
   if (data.has_asm || data.has_raw) {
     verdict = fail("-- pyelf with -- asm or -- raw (a replaced .text) is not supported");
     return false;
@@ -150,7 +144,7 @@ bool pyelf_program(const DataFile& data, Bytes& out, Verdict& verdict) {
   return true;
 }
 
-Verdict check_run_error(const DataFile& data, const Program& program) {
+DataVerdict check_run_error(const DataFile& data, const Program& program) {
   ExpectedTrap expected;
   if (!map_run_error(data.error_pattern, expected))
     return fail("uBPF error wording not in the table: \"" + data.error_pattern + "\"");
@@ -163,55 +157,80 @@ Verdict check_run_error(const DataFile& data, const Program& program) {
   return pass();
 }
 
-Verdict check_result(const DataFile& data, const Program& program) {
-  // Guarded first: it cannot crash the tool if the program misbehaves.
-  // The fast run stays unconditional: the corpus programs are known-good,
-  // and the interpreter is measured apart from the verifier.
-  Verdict verdict = pass();
-  for (const RunMode mode : {RunMode::guarded, RunMode::fast}) {
-    const char* name = mode == RunMode::guarded ? "guarded" : "fast";
-    const RunResult result = execute(program, data.mem, mode, RunOptions{}.insn_budget);
-    if (result.status != RunStatus::ok) return fail(std::string(name) + ": " + trap_message(result) + ", expected r0 = " + hex(data.result));
-    if (result.r0 != data.result) return fail(std::string(name) + ": r0 = " + hex(result.r0) + ", expected " + hex(data.result));
-    if (mode == RunMode::guarded) {
-      const ConformanceType type(static_cast<uint32_t>(data.mem.size()));
-      CheckOptions options;
-      options.verify = conformance_verify_options();
-      const Check check = check_decoded(program, type.type(), options);
-      verdict.verified = check.accepted() ? Verified::accepted : Verified::rejected;
-      if (!check.accepted()) verdict.verify_why = check.reason + ": " + check.message;
-    }
+// A plain -- result file (no -- error, -- error pattern or -- unload): the
+// very function the bare-metal runner calls on its blob's data_run records.
+bool plain_result(const DataFile& data) {
+  return data.has_result && !data.has_error && !data.has_error_pattern && !data.unload;
+}
+
+DataVerdict check_plain_result(const DataFile& data, const Bytes& bytes) {
+  const auto verify_memory = std::make_unique_for_overwrite<uint8_t[]>(suite::kConformanceArenaBytes);
+  const size_t decode_size = bytes.size() * 8 + 65536;  // the decoded form is 16 bytes a slot
+  const auto decode_memory = std::make_unique_for_overwrite<uint8_t[]>(decode_size);
+  const auto stack = std::make_unique<RunStack>();
+  Bytes mem_copy(data.mem.size());
+  Arena decode_arena(decode_memory.get(), decode_size);
+  Arena verify_arena(verify_memory.get(), suite::kConformanceArenaBytes);
+  const suite::ConformanceScratch scratch{mem_copy.data(), mem_copy.size(), stack.get()};
+  suite::ConformanceOutcome outcome;
+  suite::check_conformance_file(bytes.data(), bytes.size(), data.mem.data(), data.mem.size(), data.result,
+                                RunOptions{}.insn_budget, decode_arena, verify_arena, scratch, outcome);
+  DataVerdict verdict = outcome.passed ? pass() : fail(outcome.why);
+  if (outcome.verified) {
+    verdict.verified = outcome.accepted ? Verified::accepted : Verified::rejected;
+    if (!outcome.accepted) verdict.verify_why = outcome.verify_why;
   }
   return verdict;
 }
 
-Verdict check_file(const std::string& path) {
+// Reads `path` and gets its program's bytes; false with the file's final
+// verdict when it is decided before any decode (not applicable, malformed,
+// does not assemble, an encoding test, an object the -- pyelf loader refuses).
+bool prepare_file(const std::string& path, DataFile& data, Bytes& bytes, DataVerdict& verdict) {
   for (const NotApplicable& entry : kNotApplicable) {
     const std::string suffix = entry.path_suffix;
-    if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0)
-      return {Outcome::not_applicable, entry.reason};
+    if (path.size() >= suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      verdict = {Outcome::not_applicable, entry.reason};
+      return false;
+    }
   }
-  DataFile data;
   const DataLoad load = load_data_file(path, data);
-  if (load.status == DataStatus::missing_include)
-    return {Outcome::not_applicable, std::string(kMissingIncludeReason) + " (" + load.detail + ")"};
-  if (load.status != DataStatus::ok) return fail("malformed: " + load.detail);
-  if (data.reload) return {Outcome::not_applicable, kReloadReason};
-
-  Bytes bytes;
+  if (load.status == DataStatus::missing_include) {
+    verdict = {Outcome::not_applicable, std::string(kMissingIncludeReason) + " (" + load.detail + ")"};
+    return false;
+  }
+  if (load.status != DataStatus::ok) {
+    verdict = fail("malformed: " + load.detail);
+    return false;
+  }
+  if (data.reload) {
+    verdict = {Outcome::not_applicable, kReloadReason};
+    return false;
+  }
   std::string why;
   if (data.pyelf) {
-    Verdict verdict;
-    if (!pyelf_program(data, bytes, verdict)) return verdict;
+    if (!pyelf_program(data, bytes, verdict)) return false;
   } else if (!program_bytes(data, bytes, why)) {
-    return fail(why);
+    verdict = fail(why);
+    return false;
   }
   const std::string roundtrip = roundtrip_problem(bytes);
-  if (!roundtrip.empty()) return fail(roundtrip);
+  if (!roundtrip.empty()) {
+    verdict = fail(roundtrip);
+    return false;
+  }
   // A file with -- asm and -- raw and nothing else is an encoding test
   // (uBPF's test_assembler.py): program_bytes() has compared them.
-  if (data.has_asm && data.has_raw && !data.has_result && !data.has_error && !data.has_error_pattern) return pass();
+  if (data.has_asm && data.has_raw && !data.has_result && !data.has_error && !data.has_error_pattern) {
+    verdict = pass();
+    return false;
+  }
+  return true;
+}
 
+// The rest of check_file(), once prepare_file() returned true.
+DataVerdict check_prepared(const DataFile& data, const Bytes& bytes) {
+  if (plain_result(data)) return check_plain_result(data, bytes);
   DecodedProgram decoded;
   DecodeResult loaded = decoded.decode(bytes);
   // -- unload: uBPF unloads the code and loads it again; decoding is
@@ -226,11 +245,24 @@ Verdict check_file(const std::string& path) {
   if (data.has_error) return check_load_error(data, loaded);
   if (!loaded.ok()) return fail("refused with " + load_error_text(loaded));
   if (data.has_error_pattern) return check_run_error(data, decoded.program());
-  if (data.has_result) return check_result(data, decoded.program());
+  if (data.has_result) {
+    // -- unload: the plain path on the second decode's (equal) answer.
+    return check_plain_result(data, bytes);
+  }
   return fail("no -- result, -- error or -- error pattern");
 }
 
-void collect(const std::string& argument, std::vector<std::string>& files) {
+DataVerdict check_file(const std::string& path) {
+  DataFile data;
+  Bytes bytes;
+  DataVerdict verdict;
+  if (!prepare_file(path, data, bytes, verdict)) return verdict;
+  return check_prepared(data, bytes);
+}
+
+}  // namespace
+
+void collect_data_files(const std::string& argument, std::vector<std::string>& files) {
   namespace fs = std::filesystem;
   std::error_code ec;
   const fs::path path(argument);
@@ -248,7 +280,23 @@ void collect(const std::string& argument, std::vector<std::string>& files) {
   files.insert(files.end(), found.begin(), found.end());
 }
 
-}  // namespace
+PackedDataFile pack_data_file(const std::string& file) {
+  PackedDataFile packed;
+  DataFile data;
+  try {
+    if (!prepare_file(file, data, packed.program, packed.verdict)) return packed;
+    if (plain_result(data)) {
+      packed.runs = true;
+      packed.mem = data.mem;
+      packed.expected_r0 = data.result;
+      return packed;
+    }
+    packed.verdict = check_prepared(data, packed.program);
+  } catch (const CliError& error) {
+    packed.verdict = fail(error.what());
+  }
+  return packed;
+}
 
 int cmd_test_data(const std::vector<std::string>& arguments) {
   Args args("test-data", arguments);
@@ -256,13 +304,13 @@ int cmd_test_data(const std::vector<std::string>& arguments) {
   while (!args.done()) {
     const std::string& arg = args.take();
     if (Args::is_option(arg)) args.unknown(arg);
-    collect(arg, files);
+    collect_data_files(arg, files);
   }
   if (files.empty()) args.fail("no .data files (keel test-data PATH...)");
 
   size_t passed = 0, failed = 0, skipped = 0, verified = 0, verify_rejected = 0;
   for (const std::string& file : files) {
-    Verdict verdict;
+    DataVerdict verdict;
     try {
       verdict = check_file(file);
     } catch (const CliError& error) {

@@ -39,10 +39,12 @@ constexpr const char* kUsage =
     "                               one PASS/FAIL line per program, with the source line of a\n"
     "                               rejection when the object has BTF line info\n"
     "  cases FILE.jsonl [--maps MAPS.json] [--divergences FILE] [--prefix ID] [--unprivileged]\n"
-    "        [--state] [--json]     score keel against the Linux verifier selftest cases\n"
+    "        [--state] [--all] [--json]\n"
+    "                               score keel against the Linux verifier selftest cases\n"
     "                               (default MAPS: maps.json beside FILE); one line per\n"
     "                               disagreement (--state: with the abstract state at a false\n"
-    "                               reject), then 'N passed, M failed'; false accepts listed\n"
+    "                               reject; --all: one line per case instead, with its verdict),\n"
+    "                               then 'N passed, M failed'; false accepts listed\n"
     "                               in FILE ('ID why' lines) are documented divergences\n"
     "  compare FILE... [--type T] [--map ...] [--section S] [--function F] [--runs N]\n"
     "          [--strict-alignment] [--linux-log] [--json]\n"
@@ -64,6 +66,10 @@ constexpr const char* kUsage =
     "                               instructions executed\n"
     "  test-data PATH...            run bpf_conformance / uBPF .data files (directories\n"
     "                               recursively); -- result programs are also verified\n"
+    "  suite-pack OUT [--data DIR]... [--cases FILE.jsonl [--maps MAPS.json]]\n"
+    "                               pack .data files and selftest cases into the blob the\n"
+    "                               bare-metal runner reads (runner/); the runner prints what\n"
+    "                               test-data DIR... and cases FILE --all print\n"
     "  help, --help                 this text\n"
     "\n"
     "Exit status: 0 success, 1 the program trapped or was refused by the verifier (run), was\n"
@@ -99,6 +105,7 @@ int main(int argc, char** argv) {
     if (command == "verify") return cmd_verify(args);
     if (command == "cases") return cmd_cases(args);
     if (command == "compare") return cmd_compare(args);
+    if (command == "suite-pack") return cmd_suite_pack(args);
     throw CliError("unknown command '" + command + "' (try 'keel --help')");
   } catch (const DiagnosticError& error) {
     std::fprintf(stderr, "%s\n", error.what());

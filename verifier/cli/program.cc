@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "conformance_case.h"
 #include "conformance_helpers.h"
 #include "keel/arena.h"
 
@@ -57,8 +58,7 @@ Bytes program_from_bytes(const std::string& path, Bytes bytes) {
 }
 
 DecodeResult DecodedProgram::decode(const Bytes& bytes) {
-  DecodeOptions options;
-  options.helper_exists = conformance_helper_exists;
+  const DecodeOptions options = suite::conformance_decode_options();
   // The decoded form is 16 bytes a slot; leave the decoder room for its
   // own tables and grow the arena only if it really runs out.
   size_t size = bytes.size() * 8 + 65536;
@@ -80,10 +80,10 @@ RunResult execute(const Program& program, const Bytes& memory, RunMode mode, uin
   const auto stack = std::make_unique<RunStack>();
   const uint64_t base = copy.empty() ? 0 : reinterpret_cast<uintptr_t>(copy.data());
 
-  HelperMemory helper_memory;
+  suite::HelperMemory helper_memory;
   helper_memory.add(base, copy.size());
   helper_memory.add(reinterpret_cast<uintptr_t>(stack->bytes), sizeof stack->bytes);
-  const HelperTable helpers = conformance_helper_table(helper_memory);
+  const HelperTable helpers = suite::conformance_helper_table(helper_memory);
 
   const Region region{base, copy.size(), true};
   RunOptions options;

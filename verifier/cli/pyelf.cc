@@ -535,7 +535,7 @@ ElfResult load_like_ubpf(const Bytes& object, Bytes& program) {
   LoadOptions options;
   options.program_type = "conformance";
   options.text_programs = TextPrograms::whole_section;
-  options.extern_helper = &conformance_helper_id;
+  options.extern_helper = &suite::conformance_helper_id;
   // A template-sized object needs a few KiB; out_of_memory would be a
   // failure of the file, not a crash.
   std::vector<uint8_t> memory(object.size() * 64 + (size_t{1} << 16));

@@ -4,7 +4,6 @@
 #include <memory>
 #include <vector>
 
-#include "conformance_helpers.h"
 #include "keel/arena.h"
 
 namespace keel::cli {
@@ -105,19 +104,6 @@ Check check_decoded(const Program& program, const ProgramType& type, const Check
   check.insns = instruction_count(program);
   run_verifier(program, type, options, start, check);
   return check;
-}
-
-ConformanceType::ConformanceType(uint32_t mem_size) {
-  uint32_t count = 0;
-  const HelperSlot* slots = conformance_helper_slots(count);
-  type_ = make_conformance_type(mem_size, slots, count, field_);
-}
-
-VerifyOptions conformance_verify_options() {
-  VerifyOptions options;
-  options.privileged = true;
-  options.reject_unreachable = false;
-  return options;
 }
 
 }  // namespace keel::cli

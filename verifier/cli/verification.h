@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli.h"
+#include "conformance_case.h"
 #include "keel/decode.h"
 #include "keel/platform.h"
 #include "keel/verify.h"
@@ -47,23 +48,8 @@ Check check_decoded(const Program& program, const ProgramType& type, const Check
 // Instructions in a decoded program, lddw counted once.
 uint32_t instruction_count(const Program& program);
 
-// The "conformance" program type for a memory buffer of `mem_size` bytes
-// (keel::make_conformance_type with the conformance helper prototypes).
-// Not copyable: the type points into the object.
-class ConformanceType {
- public:
-  explicit ConformanceType(uint32_t mem_size);
-  ConformanceType(const ConformanceType&) = delete;
-  ConformanceType& operator=(const ConformanceType&) = delete;
-  const ProgramType& type() const { return type_; }
-
- private:
-  CtxField field_;
-  ProgramType type_;
-};
-
-// VerifyOptions for the conformance type: privileged, unreachable code
-// allowed (the suites keep dead code after exits; it is never run).
-VerifyOptions conformance_verify_options();
+// The "conformance" program type and its options (suite/conformance_case.h).
+using suite::ConformanceType;
+using suite::conformance_verify_options;
 
 }  // namespace keel::cli

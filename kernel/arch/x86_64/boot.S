@@ -1,5 +1,5 @@
 /*
- * The multiboot1 entry: QEMU's -kernel loads only 32-bit images (PLATFORM.md,
+ * The multiboot1 entry: QEMU's -kernel loads only 32-bit images (docs/platform.md,
  * docs/adr/0007), so the image starts in 32-bit protected mode, paging off,
  * and this stub takes it to 64-bit long mode:
  *

@@ -7,6 +7,7 @@
 #include "json.h"
 #include "keel/decode.h"
 #include "keel/platform_linux.h"
+#include "linux_case.h"
 
 namespace keel::tools {
 namespace {
@@ -58,10 +59,6 @@ MapType map_type(const std::string& name) {
   return MapType::other;
 }
 
-bool helper_exists(const void* context, int32_t id) {
-  return find_helper(*static_cast<const ProgramType*>(context), id) != nullptr;
-}
-
 bool has(const Json& array, const char* value) {
   for (const Json& v : array.array) {
     if (v.string == value) return true;
@@ -74,33 +71,32 @@ std::string dir_of(const std::string& path) {
   return slash == std::string::npos ? std::string(".") : path.substr(0, slash);
 }
 
-void run_one(const Json& c, const Json& maps_json, const CaseOptions& options,
-             const std::string& dir, std::vector<uint8_t>& arena_memory, CaseResult& r) {
-  r.id = c["id"].str();
-  r.name = c["name"].str();
-  r.expect_accept = c["expect"].str() == "accept";
+// The case's JSON line into `p`: skipped (skip_reason) or ready to verify.
+void prepare_one(const Json& c, const Json& maps_json, const CaseOptions& options, const std::string& dir,
+                 PreparedCase& p) {
+  p.id = c["id"].str();
+  p.name = c["name"].str();
+  p.expect_accept = c["expect"].str() == "accept";
+  p.privileged = options.privileged;
+  auto skip = [&](const std::string& why) { p.skip_reason = why; };
   if (!options.privileged) {
     // Unprivileged runs are scored against expect_unpriv.
-    if (c["expect_unpriv"].is_null()) {
-      r.outcome = CaseOutcome::skipped;
-      r.skip_reason = "no unprivileged verdict";
-      return;
-    }
-    r.expect_accept = c["expect_unpriv"].str() == "accept";
+    if (c["expect_unpriv"].is_null()) return skip("no unprivileged verdict");
+    p.expect_accept = c["expect_unpriv"].str() == "accept";
   }
-  r.linux_error = c["errstr"].str();
-  auto skip = [&](const std::string& why) {
-    r.outcome = CaseOutcome::skipped;
-    r.skip_reason = why;
-  };
+  p.linux_error = c["errstr"].str();
   // keel names the cgroup socket types by attach type (libbpf's names, as
   // the cases give expected_attach_type); other types by program type.
   const ProgramType* type = nullptr;
   if (!c["expected_attach_type"].is_null()) {
-    type = find_program_type(linux_platform(), c["expected_attach_type"].str().c_str());
+    p.type_name = c["expected_attach_type"].str();
+    type = find_program_type(linux_platform(), p.type_name.c_str());
   }
   const bool attach_typed = type != nullptr;
-  if (type == nullptr) type = find_program_type(linux_platform(), c["prog_type"].str().c_str());
+  if (type == nullptr) {
+    p.type_name = c["prog_type"].str();
+    type = find_program_type(linux_platform(), p.type_name.c_str());
+  }
   for (const Json& need : c["needs"].array) {
     if (need.str() == "expected_attach_type" && attach_typed) continue;
     if (!modelled_need(need.str())) return skip("needs:" + need.str());
@@ -108,7 +104,8 @@ void run_one(const Json& c, const Json& maps_json, const CaseOptions& options,
   if (!c["kfuncs"].array.empty()) return skip("kfuncs");
   if (c["has_btf_types"].boolean) return skip("btf");
   if (type == nullptr) return skip("prog_type:" + c["prog_type"].str());
-  std::vector<uint8_t> bytes;
+  p.type = type;
+  std::vector<uint8_t>& bytes = p.bytes;
   if (!c["insns_file"].is_null()) {
     std::string raw;
     if (!read_file(dir + "/" + c["insns_file"].str(), raw)) return skip("insns_file missing");
@@ -117,7 +114,6 @@ void run_one(const Json& c, const Json& maps_json, const CaseOptions& options,
     return skip("bad insns hex");
   }
   // Maps: one descriptor per entry of `maps`, the fixups name lddw slots.
-  std::vector<MapDescriptor> maps;
   const size_t slots = bytes.size() / 8;
   // An unpatched map lddw names no map (Linux: an invalid fd).
   for (size_t i = 0; i + 1 < slots; ++i) {
@@ -142,106 +138,106 @@ void run_one(const Json& c, const Json& maps_json, const CaseOptions& options,
     const std::string flags = desc["map_flags"].str();
     d.read_only = flags.find("BPF_F_RDONLY_PROG") != std::string::npos;
     d.write_only = flags.find("BPF_F_WRONLY_PROG") != std::string::npos;
-    const uint32_t index = static_cast<uint32_t>(maps.size());
-    maps.push_back(d);
+    const uint32_t index = static_cast<uint32_t>(p.maps.size());
+    p.maps.push_back(d);
     for (const Json& fix : m["fixups"].array) {
       const size_t slot = static_cast<size_t>(fix.number);
       if (slot >= slots) return skip("bad fixup");
       for (int b = 0; b < 4; ++b) bytes[slot * 8 + 4 + b] = static_cast<uint8_t>(index >> (8 * b));
     }
   }
+  p.strict_alignment = has(c["prog_flags_names"], "BPF_F_STRICT_ALIGNMENT");
+}
+
+suite::LinuxCase linux_case(const PreparedCase& p) {
+  suite::LinuxCase c;
+  c.bytes = p.bytes.data();
+  c.size = p.bytes.size();
+  c.type = p.type;
+  c.maps = p.maps.data();
+  c.map_count = static_cast<uint32_t>(p.maps.size());
+  c.strict_alignment = p.strict_alignment;
+  c.privileged = p.privileged;
+  return c;
+}
+
+void run_one(const Json& json, const Json& maps_json, const CaseOptions& options,
+             const std::string& dir, std::vector<uint8_t>& arena_memory, CaseResult& r) {
+  PreparedCase p;
+  prepare_one(json, maps_json, options, dir, p);
+  r.id = p.id;
+  r.name = p.name;
+  r.expect_accept = p.expect_accept;
+  r.linux_error = p.linux_error;
+  if (!p.skip_reason.empty()) {
+    r.outcome = CaseOutcome::skipped;
+    r.skip_reason = p.skip_reason;
+    return;
+  }
+  const suite::LinuxCase c = linux_case(p);
   Arena arena(arena_memory.data(), arena_memory.size());
-  DecodeOptions decode_options;
-  decode_options.max_insns = 1u << 20;
-  decode_options.helper_exists = &helper_exists;
-  decode_options.helper_context = type;
   Program program;
-  const DecodeResult decoded = decode(bytes.data(), bytes.size(), decode_options, arena, program);
-  bool accepted = false;
-  if (!decoded.ok()) {
-    r.decode_error = decode_error_name(decoded.error);
-    r.message = "decode: " + r.decode_error + " at pc " + std::to_string(decoded.pc);
-  } else {
-    VerifyOptions vo;
-    vo.privileged = options.privileged;
-    vo.strict_alignment = has(c["prog_flags_names"], "BPF_F_STRICT_ALIGNMENT");
-    vo.linux_rules = true;
-    vo.allow_uninit_stack_reads = options.privileged;
-    vo.speculative_paths = !options.privileged;
-    vo.maps = maps.data();
-    vo.map_count = static_cast<uint32_t>(maps.size());
-    r.verdict = verify(program, *type, vo, arena);
-    char text[256];
-    describe(r.verdict, text, sizeof(text));
-    r.message = text;
-    accepted = r.verdict.ok();
-  }
-  if (accepted == r.expect_accept) {
-    r.outcome = CaseOutcome::agree;
-  } else {
-    r.outcome = accepted ? CaseOutcome::false_accept : CaseOutcome::false_reject;
-    if (options.with_state && decoded.ok() && !accepted) {
-      VerifyOptions vo;
-      vo.privileged = options.privileged;
-      vo.strict_alignment = has(c["prog_flags_names"], "BPF_F_STRICT_ALIGNMENT");
-      vo.linux_rules = true;
-      vo.allow_uninit_stack_reads = options.privileged;
-      vo.speculative_paths = !options.privileged;
-      vo.maps = maps.data();
-      vo.map_count = static_cast<uint32_t>(maps.size());
-      std::vector<char> text(4096);
-      Arena again(arena_memory.data() + arena.used(), arena_memory.size() - arena.used());
-      describe_state(program, *type, vo, again, r.verdict.pc, text.data(), text.size());
-      r.state = text.data();
-    }
+  suite::check_linux_case(c, arena, program, r.check);
+  const bool accepted = r.check.accepted();
+  if (!r.check.decoded.ok()) r.decode_error = decode_error_name(r.check.decoded.error);
+  r.verdict = r.check.verdict;
+  r.message = r.check.message;
+  r.outcome = suite::score(accepted, r.expect_accept);
+  if (r.outcome != CaseOutcome::agree && options.with_state && r.check.decoded.ok() && !accepted) {
+    std::vector<char> text(4096);
+    Arena again(arena_memory.data() + arena.used(), arena_memory.size() - arena.used());
+    describe_state(program, *c.type, suite::linux_case_verify_options(c), again, r.verdict.pc, text.data(),
+                   text.size());
+    r.state = text.data();
   }
 }
 
-}  // namespace
-
-const char* outcome_name(CaseOutcome outcome) {
-  switch (outcome) {
-    case CaseOutcome::agree: return "agree";
-    case CaseOutcome::false_accept: return "false_accept";
-    case CaseOutcome::false_reject: return "false_reject";
-    case CaseOutcome::skipped: return "skipped";
-  }
-  return "?";
-}
-
-CaseReport run_cases(const std::string& jsonl_path, const std::string& maps_path,
-                     const CaseOptions& options) {
-  CaseReport report;
+// Reads both files and calls `each(json, maps_json, dir)` per case line
+// (after the --prefix filter); false with `error` set on any problem.
+template <class Each>
+bool for_each_case(const std::string& jsonl_path, const std::string& maps_path, const CaseOptions& options,
+                   std::string& error, Each each) {
   std::string maps_text;
   std::string cases_text;
   if (!read_file(maps_path, maps_text)) {
-    report.error = "cannot read " + maps_path;
-    return report;
+    error = "cannot read " + maps_path;
+    return false;
   }
   if (!read_file(jsonl_path, cases_text)) {
-    report.error = "cannot read " + jsonl_path;
-    return report;
+    error = "cannot read " + jsonl_path;
+    return false;
   }
   Json maps_json;
-  std::string error;
   if (!parse_json(maps_text, maps_json, error)) {
-    report.error = maps_path + ": " + error;
-    return report;
+    error = maps_path + ": " + error;
+    return false;
   }
-  report.loaded = true;
   const std::string dir = dir_of(jsonl_path);
-  std::vector<uint8_t> arena_memory(options.arena_bytes);
   std::istringstream lines(cases_text);
   std::string line;
   while (std::getline(lines, line)) {
     if (line.empty()) continue;
     Json c;
     if (!parse_json(line, c, error)) {
-      report.error = "bad line: " + error;
-      report.loaded = false;
-      return report;
+      error = "bad line: " + error;
+      return false;
     }
     if (!options.id_prefix.empty() && c["id"].str().rfind(options.id_prefix, 0) != 0) continue;
+    each(c, maps_json, dir);
+  }
+  return true;
+}
+
+}  // namespace
+
+CaseReport run_cases(const std::string& jsonl_path, const std::string& maps_path,
+                     const CaseOptions& options) {
+  CaseReport report;
+  // A file that cannot be read or parsed before the first case is not loaded;
+  // a bad line later ends the run, also as not loaded.
+  std::vector<uint8_t> arena_memory(options.arena_bytes);
+  report.loaded = for_each_case(jsonl_path, maps_path, options, report.error,
+                                [&](const Json& c, const Json& maps_json, const std::string& dir) {
     CaseResult r;
     run_one(c, maps_json, options, dir, arena_memory, r);
     ++report.total;
@@ -255,8 +251,19 @@ CaseReport run_cases(const std::string& jsonl_path, const std::string& maps_path
         break;
     }
     report.cases.push_back(std::move(r));
-  }
+  });
   return report;
+}
+
+CasePack prepare_cases(const std::string& jsonl_path, const std::string& maps_path, const CaseOptions& options) {
+  CasePack pack;
+  pack.loaded = for_each_case(jsonl_path, maps_path, options, pack.error,
+                              [&](const Json& c, const Json& maps_json, const std::string& dir) {
+    PreparedCase p;
+    prepare_one(c, maps_json, options, dir, p);
+    pack.cases.push_back(std::move(p));
+  });
+  return pack;
 }
 
 }  // namespace keel::tools

@@ -8,11 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "keel/platform.h"
 #include "keel/verify.h"
+#include "linux_case.h"
 
 namespace keel::tools {
 
-enum class CaseOutcome { agree, false_accept, false_reject, skipped };
+using suite::CaseOutcome;
 
 struct CaseResult {
   std::string id;
@@ -25,6 +27,7 @@ struct CaseResult {
   std::string message;      // describe(verdict)
   std::string linux_error;  // the case's errstr, for comparison
   std::string state;        // with CaseOptions::with_state, for disagreements: describe_state at verdict.pc
+  suite::LinuxCheck check;  // decode + verify as suite::check_linux_case left them (not when skipped)
 };
 
 struct CaseOptions {
@@ -33,7 +36,7 @@ struct CaseOptions {
   /// Only cases whose id starts with this (empty: all).
   std::string id_prefix;
   /// Arena per case.
-  size_t arena_bytes = size_t{64} << 20;
+  size_t arena_bytes = suite::kLinuxCaseArenaBytes;
   /// Fill CaseResult::state for the cases keel and Linux disagree on.
   bool with_state = false;
 };
@@ -55,6 +58,32 @@ struct CaseReport {
 CaseReport run_cases(const std::string& jsonl_path, const std::string& maps_path,
                      const CaseOptions& options = CaseOptions{});
 
-const char* outcome_name(CaseOutcome outcome);
+using suite::outcome_name;
+
+// A case as read from its JSON line, ready for suite::check_linux_case (or skipped).
+struct PreparedCase {
+  std::string id;
+  std::string name;
+  bool expect_accept = false;
+  std::string skip_reason;  // non-empty: skipped, and nothing below is set
+  std::string linux_error;
+  std::string type_name;    // the name find_program_type(linux_platform()) knows the type by
+  const ProgramType* type = nullptr;
+  std::vector<uint8_t> bytes;  // map fixups applied
+  std::vector<MapDescriptor> maps;
+  bool strict_alignment = false;
+  bool privileged = true;
+};
+
+struct CasePack {
+  bool loaded = false;  // false: a file could not be read or parsed (error says why)
+  std::string error;
+  std::vector<PreparedCase> cases;
+};
+
+// Reads and prepares every case (as run_cases() does before verifying),
+// for `keel suite-pack`.
+CasePack prepare_cases(const std::string& jsonl_path, const std::string& maps_path,
+                       const CaseOptions& options = CaseOptions{});
 
 }  // namespace keel::tools

@@ -203,6 +203,25 @@ case $CASE in
     expect 0 "$KEEL" cases "$DATA/cases/false-accept.jsonl" --divergences "$DATA/cases/divergences.txt"
     stdout_has '^DIVERGENCE cli-fa/0 a false accept: the test says so$'
     [ "$(tail -n 2 out.txt | head -n 1)" = "false-accepts: 0, false-rejects: 0, skipped: 0" ] || fail "wrong counts line" ;;
+  cases_all)
+    # One line per case, in file order, with its verdict; the summary as without --all.
+    expect 0 "$KEEL" cases "$DATA/cases/small.jsonl" --all
+    [ "$(grep -c '^AGREE \|^FALSE-\|^SKIP ' out.txt)" -eq 6 ] || fail "not one line per case"
+    stdout_has '^FALSE-REJECT cli/3 a false reject: reject pc 0 ctx_bad_access: '
+    stdout_has '^SKIP [^ ]+ .*: prog_type:sk_skb$'
+    stdout_has '^AGREE [^ ]+ .*: accept$'
+    [ "$(tail -n 1 out.txt)" = "4 passed, 1 failed" ] || fail "wrong summary line with --all" ;;
+  suite_pack)
+    # The blob starts with its magic and version, and holds every file and case.
+    expect 0 "$KEEL" suite-pack suite.blob --data "$DATA/pass.data" --data "$DATA/reload.data" \
+      --cases "$DATA/cases/small.jsonl"
+    [ "$(head -c 12 suite.blob | od -An -tx1 | tr -d ' \n')" = "4b45454c5355495401000000" ] || fail "bad blob header"
+    grep -q 'pass.data' suite.blob && grep -q 'reload.data' suite.blob && grep -q 'cli/3' suite.blob \
+      || fail "a file or case is missing from the blob"
+    bad_input 'missing output file' "$KEEL" suite-pack
+    bad_input 'nothing to pack' "$KEEL" suite-pack out.blob
+    bad_input 'no such file or directory' "$KEEL" suite-pack out.blob --data nope
+    bad_input 'cannot read' "$KEEL" suite-pack out.blob --cases nope.jsonl ;;
   cases_bad_input)
     bad_input 'missing input file' "$KEEL" cases
     bad_input 'nope\.jsonl: No such file' "$KEEL" cases nope.jsonl

@@ -76,12 +76,12 @@ TEST(PyelfTemplate, LoadsAsUbpfDoes) {
   ASSERT_TRUE(result.ok()) << describe_result(result);
   ASSERT_EQ(program.size(), 24u);
   // The call now names helper sqrti (src 0, imm = its id).
-  const int32_t sqrti = conformance_helper_id(nullptr, "sqrti");
+  const int32_t sqrti = suite::conformance_helper_id(nullptr, "sqrti");
   ASSERT_GE(sqrti, 0);
   EXPECT_EQ(le(program, 0, 8), 0x000006e4000001b7u);
   EXPECT_EQ(le(program, 8, 8), (uint64_t{static_cast<uint32_t>(sqrti)} << 32) | 0x85);
   EXPECT_EQ(le(program, 16, 8), 0x95u);
-  EXPECT_EQ(conformance_helper_id(nullptr, "qrti"), -1);
+  EXPECT_EQ(suite::conformance_helper_id(nullptr, "qrti"), -1);
 }
 
 TEST(PyelfStatements, FieldAssignment) {

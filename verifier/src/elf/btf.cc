@@ -13,7 +13,11 @@ namespace {
 constexpr uint16_t kBtfMagic = 0xeb9f;
 constexpr uint32_t kMaxDepth = 32;  // typedef/const chains: a cycle must not loop forever
 
-uint32_t u32(const uint8_t* p, size_t offset) { return bytes::load<uint32_t>(p + offset); }
+// `offset` is 64-bit because the parsers count in uint64_t (section sizes
+// and offsets of the ELF64 file); every caller has checked it against the
+// length of bytes already in memory, so it fits a size_t on a 32-bit
+// target too.
+uint32_t u32(const uint8_t* p, uint64_t offset) { return bytes::load<uint32_t>(p + static_cast<size_t>(offset)); }
 
 // strcmp order (libc's strcmp is not available to the core).
 int compare(const char* a, const char* b) {

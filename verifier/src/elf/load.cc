@@ -297,7 +297,8 @@ ElfResult Loader::check_relocations() {
     if (total > kMaxSlots) return fail(ElfError::too_large, i, 0, total);
   }
   for (uint32_t i = 1; i <= n; ++i) reloc_first_[i] += reloc_first_[i - 1];
-  relocs_ = arena_.allocate<RelRef>(total);
+  // total <= kMaxSlots (2^30): a size_t on 32-bit targets too.
+  relocs_ = arena_.allocate<RelRef>(static_cast<size_t>(total));
   if (relocs_ == nullptr && total != 0) return fail(ElfError::out_of_memory, 0, 0);
   const size_t mark = arena_.mark();
   uint64_t* fill = arena_.allocate<uint64_t>(n);
@@ -315,7 +316,7 @@ ElfResult Loader::check_relocations() {
   }
   arena_.release_to(mark);
   for (uint32_t i = 1; i < n; ++i) {
-    heap_sort(relocs_ + reloc_first_[i], reloc_first_[i + 1] - reloc_first_[i],
+    heap_sort(relocs_ + reloc_first_[i], static_cast<size_t>(reloc_first_[i + 1] - reloc_first_[i]),
               [](const RelRef& a, const RelRef& b) { return a.offset < b.offset; });
   }
   return {};
@@ -349,7 +350,12 @@ ElfResult Loader::collect_functions() {
   // Upper bound: every FUNC symbol, plus one whole-section function per code section.
   uint64_t bound = file_.symbol_count;
   for (uint32_t i = 1; i < file_.section_count; ++i) bound += kinds_[i] == SectionKind::code;
-  functions_ = arena_.allocate<Function>(bound);
+  // A count past size_t (a 32-bit target) cannot be allocated: refused
+  // here rather than truncated into a too-small array.
+  if constexpr (sizeof(size_t) < sizeof(uint64_t)) {
+    if (bound > SIZE_MAX) return fail(ElfError::out_of_memory, 0, 0);
+  }
+  functions_ = arena_.allocate<Function>(static_cast<size_t>(bound));
   if (functions_ == nullptr && bound != 0) return fail(ElfError::out_of_memory, 0, 0);
   for (uint32_t sec = 1; sec < file_.section_count; ++sec) {
     if (kinds_[sec] != SectionKind::code) continue;

@@ -182,8 +182,10 @@ ElfResult read_file(const uint8_t* bytes, size_t size, Arena& arena, File& out) 
   if (shentsize != kShdrSize) return fail(ElfError::bad_section_table, 58, shentsize);
   if (!within(shoff, kShdrSize, size)) return fail(ElfError::bad_section_table, 40, shoff);
   // Extended numbering (gABI "Sections"): the real counts live in entry 0.
-  if (shnum == 0) shnum = field<uint64_t>(bytes, shoff + 32);
-  if (shstrndx == kShnXindex) shstrndx = field<uint32_t>(bytes, shoff + 40);
+  // shoff is within the bytes in memory (checked above): a size_t everywhere.
+  const size_t first_header = static_cast<size_t>(shoff);
+  if (shnum == 0) shnum = field<uint64_t>(bytes, first_header + 32);
+  if (shstrndx == kShnXindex) shstrndx = field<uint32_t>(bytes, first_header + 40);
   uint64_t table_size = 0;
   // The first header fits (above): the count is what runs past the end.
   if (mul_overflows(shnum, kShdrSize, table_size) || !within(shoff, table_size, size))

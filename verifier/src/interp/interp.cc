@@ -225,16 +225,20 @@ bool call_builtin(uint64_t id, uint64_t* r, Guard& guard) {
   }
   auto* dst = reinterpret_cast<uint8_t*>(static_cast<uintptr_t>(r[1]));
   const auto* src = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(r[2]));
+  // The range lies in memory the program was given (checked above in
+  // guarded mode, proved by the verifier in fast mode), so its length fits
+  // a size_t on a 32-bit target too.
+  const size_t length = static_cast<size_t>(n);
   if (id == static_cast<uint64_t>(kBuiltinMemcmp)) {
-    const int order = n == 0 ? 0 : std::memcmp(dst, src, n);
+    const int order = n == 0 ? 0 : std::memcmp(dst, src, length);
     r[0] = order < 0 ? ~uint64_t{0} : uint64_t{order > 0};
     return true;
   }
   if (n != 0) {
     if (id == static_cast<uint64_t>(kBuiltinMemset)) {
-      std::memset(dst, static_cast<uint8_t>(r[2]), n);
+      std::memset(dst, static_cast<uint8_t>(r[2]), length);
     } else {
-      std::memmove(dst, src, n);
+      std::memmove(dst, src, length);
     }
   }
   if constexpr (Guarded) r[0] = kClobbered;  // undefined after these, as r1-r5

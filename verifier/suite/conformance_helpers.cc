@@ -7,9 +7,7 @@
 // callx.data (`call %r2` with r2 = 5).
 #include "conformance_helpers.h"
 
-#include <cstring>
-
-namespace keel::cli {
+namespace keel::suite {
 
 void HelperMemory::add(uint64_t base, uint64_t size) {
   if (count < kMaxRanges && size > 0) ranges[count++] = Range{base, size};
@@ -136,9 +134,20 @@ constexpr HelperSlot kSlots[] = {
 
 }  // namespace
 
+namespace {
+
+// strcmp() == 0 without the C library: the runner image's headers are
+// picolibc's, the host's glibc's, and this file builds for both.
+bool same_name(const char* a, const char* b) {
+  while (*a != '\0' && *a == *b) ++a, ++b;
+  return *a == *b;
+}
+
+}  // namespace
+
 int32_t conformance_helper_id(const void*, const char* name) {
   for (int32_t id = 0; id < kHelperCount; ++id)
-    if (std::strcmp(kProtos[id].name, name) == 0) return id;
+    if (same_name(kProtos[id].name, name)) return id;
   return -1;
 }
 
@@ -147,4 +156,4 @@ const HelperSlot* conformance_helper_slots(uint32_t& count) {
   return kSlots;
 }
 
-}  // namespace keel::cli
+}  // namespace keel::suite

@@ -1,6 +1,7 @@
 // The helper functions the conformance suites' own runners define, so that
-// `keel run` and `keel test-data` can execute their `call N` programs. This
-// is test-runner data, not part of the core's platform.
+// `keel run`, `keel test-data` and the bare-metal runner (runner/) can
+// execute their `call N` programs. This is test-runner data, not part of
+// the core's platform; freestanding, so that the runner image links it.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +9,7 @@
 #include "keel/interp.h"
 #include "keel/platform.h"
 
-namespace keel::cli {
+namespace keel::suite {
 
 // Memory a helper may read or write through a pointer argument: the ranges
 // the runner handed the program (its input buffer and its stack). The
@@ -44,4 +45,4 @@ int32_t conformance_helper_id(const void* context, const char* name);
 // helpers check their pointers themselves), an integer result.
 const HelperSlot* conformance_helper_slots(uint32_t& count);
 
-}  // namespace keel::cli
+}  // namespace keel::suite
