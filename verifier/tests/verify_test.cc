@@ -102,6 +102,20 @@ TEST(Verify, PointerArithmetic) {
   EXPECT_REJECT(c, "mov %r2, %r10\nsub %r2, %r10\nmov %r0, 0\nexit\n", pointer_arithmetic);
 }
 
+// A constant near INT64_MAX / INT64_MIN added to or subtracted from a
+// pointer with an offset is rejected without computing the overflowing sum
+// (signed overflow is undefined: UBSan in host-asan / host-fuzz reports it;
+// found by fuzz_structured).
+TEST(Verify, PointerPlusAnExtremeConstantIsRejectedWithoutOverflow) {
+  Checker c;
+  c.maps = {hash_map(8, 48)};
+  const std::string lookup = "stdw [%r10-8], 0\nlddw %r1, map_fd 0\nmov %r2, %r10\nadd %r2, -8\ncall 1\n"
+                             "jeq %r0, 0, out\nadd %r0, 2\n";
+  EXPECT_REJECT(c, lookup + "lddw %r1, 0x7fffffffffffffff\nadd %r0, %r1\nout: mov %r0, 0\nexit\n", pointer_arithmetic);
+  EXPECT_REJECT(c, lookup + "lddw %r1, 0x8000000000000000\nsub %r0, %r1\nout: mov %r0, 0\nexit\n", pointer_arithmetic);
+  EXPECT_REJECT(c, lookup + "lddw %r1, 0x8000000000000000\nadd %r0, %r1\nout: mov %r0, 0\nexit\n", pointer_arithmetic);
+}
+
 // ---- Stack ----------------------------------------------------------------------
 
 TEST(Verify, StackBoundsAndInitialization) {
@@ -250,6 +264,24 @@ TEST(Verify, MemAndSizeArguments) {
   EXPECT_ACCEPT(c, ok, "kprobe");
   const char* too_big = "mov %r1, %r10\nadd %r1, -16\nmov %r2, 24\nmov %r3, 0\ncall 113\nmov %r0, 0\nexit\n";
   EXPECT_REJECT(c, too_big, stack_out_of_bounds, "kprobe");
+}
+
+// A helper that writes a variable number of bytes into the stack has
+// written for sure only as many as the smallest size: with a size in [0, 7]
+// nothing of fp-8 is initialised, with [4, 7] its first 4 bytes. (Found by
+// keel-fuzzgen: keel marked all 7 as written, and a fill of the rest read
+// stack bytes no instruction had stored.)
+TEST(Verify, VariableSizeHelperWriteInitialisesOnlyTheSmallestSize) {
+  Checker c;
+  const std::string write = "ldxdw %r6, [%r1+0]\nand %r6, 7\n"
+                            "mov %r1, %r10\nadd %r1, -8\nmov %r2, %r6\nmov %r3, 0\ncall 113\n";
+  EXPECT_REJECT(c, write + "ldxb %r0, [%r10-8]\nexit\n", uninit_stack, "kprobe");
+  const std::string at_least_4 = "ldxdw %r6, [%r1+0]\nand %r6, 3\nor %r6, 4\n"
+                                 "mov %r1, %r10\nadd %r1, -8\nmov %r2, %r6\nmov %r3, 0\ncall 113\n";
+  EXPECT_ACCEPT(c, at_least_4 + "ldxw %r0, [%r10-8]\nexit\n", "kprobe");
+  EXPECT_REJECT(c, at_least_4 + "ldxdw %r0, [%r10-8]\nexit\n", uninit_stack, "kprobe");
+  // Bytes written before keep their state.
+  EXPECT_ACCEPT(c, "stdw [%r10-8], 0\n" + write + "ldxdw %r0, [%r10-8]\nexit\n", "kprobe");
 }
 
 // Linux bounds what get_stack and probe_read_*_str return by their size

@@ -294,7 +294,11 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
         if (kind != ArgKind::mem_writable && !check_memory_arg(e, s, reg, n.max, Access::read, packet_ok, pc)) {
           return false;
         }
-        if (kind != ArgKind::mem && !check_memory_arg(e, s, reg, n.max, Access::write, packet_ok, pc)) return false;
+        // A write of a variable size initialises only the bytes every size
+        // covers, [0, n.min): a fill past them may read what the program
+        // never wrote (check_memory_store). mem / mem_or_null are only read.
+        const bool writes = kind == ArgKind::mem_writable || kind == ArgKind::mem_read_write;
+        if (writes && !check_memory_store(e, s, reg, n.min, n.max, false, packet_ok, pc)) return false;
         ++i;  // the size argument is checked
         break;
       }

@@ -264,9 +264,11 @@ bool pointer_arith(Engine& e, State& s, const Insn& insn, uint32_t pc, Alu op, b
   RegState r = ptr;
   if (off.is_const()) {
     const int64_t c = static_cast<int64_t>(off.value.bits.value);
-    const int64_t delta = op == Alu::add ? c : -c;
-    const int64_t next = int64_t{ptr.off} + delta;
-    if (c >= kMaxVarOff || c <= -kMaxVarOff || next >= kMaxVarOff || next <= -kMaxVarOff) {
+    // The constant's range first: `-c` and `off + c` overflow (undefined)
+    // for constants near INT64_MIN / INT64_MAX (found by fuzz_structured).
+    const bool c_in_range = c < kMaxVarOff && c > -kMaxVarOff;
+    const int64_t next = c_in_range ? int64_t{ptr.off} + (op == Alu::add ? c : -c) : 0;
+    if (!c_in_range || next >= kMaxVarOff || next <= -kMaxVarOff) {
       Detail dd = kind_detail;
       dd.offset = c;
       return e.fail(pc, Reason::pointer_arithmetic, d, dd);
