@@ -8,6 +8,7 @@
 
 #include "analysis/constants.h"
 #include "analysis/loop_trip.h"
+#include "support/search.h"
 
 namespace keel {
 namespace {
@@ -1477,15 +1478,8 @@ bool function_entry_scalar(const LoopFactTable& table, uint32_t function, uint8_
 }
 
 CallbackSite* find_callback_site(const LoopFactTable& table, uint32_t pc) {
-  uint32_t low = 0, high = table.callback_count;
-  while (low < high) {
-    const uint32_t mid = low + (high - low) / 2;
-    if (table.callbacks[mid].pc < pc) {
-      low = mid + 1;
-    } else {
-      high = mid;
-    }
-  }
+  const uint32_t low =
+      lower_bound_index(table.callback_count, pc, [&](uint32_t i) { return table.callbacks[i].pc; });
   return low < table.callback_count && table.callbacks[low].pc == pc ? &table.callbacks[low] : nullptr;
 }
 

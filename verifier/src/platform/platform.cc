@@ -1,6 +1,7 @@
 #include "keel/platform.h"
 
 #include "keel/isa.h"
+#include "support/search.h"
 
 namespace keel {
 
@@ -49,16 +50,8 @@ const ProgramType* find_program_type(const Platform& platform, const char* name)
 const HelperSlot* find_helper(const ProgramType& type, int32_t id) {
   if (is_builtin(static_cast<uint64_t>(id))) return &kBuiltinSlots[id - kBuiltinMemset];
   // Sorted by id: binary search, since verification looks this up per call.
-  uint32_t low = 0;
-  uint32_t high = type.helper_count;
-  while (low < high) {
-    const uint32_t middle = low + (high - low) / 2;
-    if (type.helpers[middle].id < id) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
+  const uint32_t low =
+      lower_bound_index(type.helper_count, id, [&](uint32_t i) { return type.helpers[i].id; });
   if (low < type.helper_count && type.helpers[low].id == id) return &type.helpers[low];
   return nullptr;
 }
