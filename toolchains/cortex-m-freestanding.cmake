@@ -28,8 +28,8 @@ set(KEEL_CORTEX_M_CPU cortex-m3 CACHE STRING "Cortex-M core to build for (cortex
 set(CMAKE_CXX_FLAGS_INIT "-mcpu=${KEEL_CORTEX_M_CPU} -mthumb -mfloat-abi=soft -ffunction-sections -fdata-sections --specs=picolibc.specs")
 set(CMAKE_C_FLAGS_INIT "-mcpu=${KEEL_CORTEX_M_CPU} -mthumb -mfloat-abi=soft -ffunction-sections -fdata-sections")
 set(CMAKE_ASM_FLAGS_INIT "-mcpu=${KEEL_CORTEX_M_CPU} -mthumb")
-# libgcc routines the core needs here and nowhere else: ARMv7-M and
-# ARMv8-M have no 64-bit divide or count-trailing-zeros instruction, so GCC
-# calls its own runtime (docs/adr/0026). cmake/CheckUndefinedSymbols.cmake
-# allows these and still fails on anything else.
-set(KEEL_RUNTIME_HELPERS "__aeabi_uldivmod,__aeabi_ldivmod,__ctzdi2")
+# No run-time helpers are allowed: ARMv7-M and ARMv8-M have no 64-bit
+# divide or count-trailing-zeros instruction, and the core defines the
+# routines GCC calls for them itself (verifier/runtime/arm32, docs/adr/0026),
+# so cmake/CheckUndefinedSymbols.cmake allows mem* only, as on every target.
+set(KEEL_RUNTIME_HELPERS "")
