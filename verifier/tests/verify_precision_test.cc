@@ -527,6 +527,63 @@ TEST(Spill32, TwoPathsJoin) {
                 map_value_out_of_bounds);
 }
 
+// 8- and 16-bit spills (newer kernels' selftests spill_fill: "Spill a u8/u16
+// ... fill at the same width"): the same rules at their width. A value that
+// fits keeps its bounds; one that does not reads back as its low bytes.
+TEST(NarrowSpill, ByteAndHalfWordFillsKeepTheBounds) {
+  Checker c = spill32_checker();
+  EXPECT_ACCEPT(c, spill32("stxb [%r10-8], %r6\nldxb %r7, [%r10-8]\n"));
+  EXPECT_ACCEPT(c, spill32("stxh [%r10-8], %r6\nldxh %r7, [%r10-8]\n"));
+  // r6 in [0, 15] read back at another width, another offset, or after a
+  // partial overwrite: plain bytes, so an unknown index.
+  EXPECT_REJECT(c, spill32("stxh [%r10-8], %r6\nldxb %r7, [%r10-8]\n"), map_value_out_of_bounds);
+  EXPECT_REJECT(c, spill32("stxb [%r10-8], %r6\nldxh %r7, [%r10-8]\n"), uninit_stack);
+  EXPECT_REJECT(c, spill32("stdw [%r10-8], 0\nstxb [%r10-8], %r6\nldxh %r7, [%r10-8]\n"),
+                map_value_out_of_bounds);
+  EXPECT_REJECT(c, spill32("stxb [%r10-7], %r6\nldxb %r7, [%r10-7]\n"), map_value_out_of_bounds);
+  EXPECT_REJECT(c, spill32("stxh [%r10-8], %r6\nstb [%r10-7], 1\nldxh %r7, [%r10-8]\n"),
+                map_value_out_of_bounds);
+  EXPECT_REJECT(c, spill32("stxh [%r10-8], %r6\nstb [%r10-8], 1\nldxh %r7, [%r10-8]\n"),
+                map_value_out_of_bounds);
+  // Without CAP_BPF the byte is data, as for 32 bits.
+  c.options.privileged = false;
+  EXPECT_REJECT(c, spill32("stxb [%r10-8], %r6\nldxb %r7, [%r10-8]\n"), pointer_arithmetic);
+}
+
+// The boundary: a byte holds 255 and not 256. r6 in [0, 255] spilled as a
+// byte reads back as [0, 255]; r6 in [0, 256] reads back as [0, 255] too
+// (256 is the byte 0), never as 256; [241, 256] reads back as [0, 255]
+// since its low byte wraps.
+TEST(NarrowSpill, ValueWiderThanTheStoreReadsBackTruncated) {
+  Checker c;
+  c.maps = {map_of(MapType::array, 4, 256)};
+  auto prog = [](const std::string& bound, const std::string& body, int at) {
+    return "ldxw %r6, [%r1+0]\n" + bound +
+           "stdw [%r10-16], 0\nmov %r2, %r10\nadd %r2, -16\nlddw %r1, map_fd 0\ncall 1\n"
+           "jne %r0, 0, +2\nmov %r0, 0\nexit\n" +
+           body + "add %r0, %r7\nldxb %r1, [%r0+" + std::to_string(at) + "]\nmov %r0, 0\nexit\n";
+  };
+  const std::string u8 = "and %r6, 255\n";
+  EXPECT_ACCEPT(c, prog(u8, "stxb [%r10-8], %r6\nldxb %r7, [%r10-8]\n", 0));
+  EXPECT_REJECT(c, prog(u8, "stxb [%r10-8], %r6\nldxb %r7, [%r10-8]\n", 1), map_value_out_of_bounds);
+  // [0, 256]: 256 is stored as 0, so the fill is [0, 255] and index 0 is in bounds...
+  const std::string upto256 = "and %r6, 511\njle %r6, 256, +2\nmov %r0, 0\nexit\n";
+  EXPECT_ACCEPT(c, prog(upto256, "stxb [%r10-8], %r6\nldxb %r7, [%r10-8]\n", 0));
+  // ...while r6 itself may be 256, one past the value.
+  EXPECT_REJECT(c, prog(upto256, "mov %r7, %r6\n", 0), map_value_out_of_bounds);
+  // A 16-bit spill of [0, 256] keeps 256.
+  EXPECT_REJECT(c, prog(upto256, "stxh [%r10-8], %r6\nldxh %r7, [%r10-8]\n", 0), map_value_out_of_bounds);
+  // [0, 0xffff]: a byte of it is [0, 255], a half-word all of it.
+  const std::string u16 = "and %r6, 0xffff\n";
+  EXPECT_ACCEPT(c, prog(u16, "stxb [%r10-8], %r6\nldxb %r7, [%r10-8]\n", 0));
+  EXPECT_REJECT(c, prog(u16, "stxh [%r10-8], %r6\nldxh %r7, [%r10-8]\n", 0), map_value_out_of_bounds);
+  // [-1, 0] (so 0xff.. when negative) stored as a byte is {0, 255}.
+  const std::string minus = "and %r6, 1\nneg %r6\n";
+  EXPECT_ACCEPT(c, prog(minus, "stxb [%r10-8], %r6\nldxb %r7, [%r10-8]\n", 0));
+  EXPECT_REJECT(c, prog(minus, "stxb [%r10-8], %r6\nldxb %r7, [%r10-8]\nadd %r7, 1\n", 0),
+                map_value_out_of_bounds);
+}
+
 // ---- Maps -----------------------------------------------------------------------
 
 // Values of two maps of different sizes, joined: the bytes both have.

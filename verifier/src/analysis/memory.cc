@@ -70,7 +70,7 @@ void decay_spill(State& s, uint32_t frame, uint32_t slot) {
   if (spill == nullptr) return;
   uint8_t* tags = s.frames()[frame].tags + slot * 8;
   const uint8_t t = spill->reg.is_null() ? kTagZero : kTagData;
-  const int bytes = spill->narrow != 0 ? spill->narrow : 8;  // a 32-bit spill's other bytes are their own
+  const int bytes = spill->narrow != 0 ? spill->narrow : 8;  // a narrow spill's other bytes are their own
   for (int i = 0; i < bytes; ++i) tags[i] = t;
   s.remove_spill(spill);
 }
@@ -152,11 +152,11 @@ bool stack_load(Engine& e, State& s, const Insn& insn, const RegState& ptr, uint
   const uint32_t slot = static_cast<uint32_t>(index / 8);
   Spill* spill = s.find_spill(ptr.frame, slot);
   const uint32_t at = static_cast<uint32_t>(index % 8);
-  // A load that reaches past a 32-bit spill reads bytes (below).
+  // A load that reaches past a narrow spill reads bytes (below).
   if (spill != nullptr && (spill->narrow == 0 || at + size <= spill->narrow)) {
     if (spill->narrow != 0 && size == spill->narrow) {
       // check_stack_read_fixed_off: a fill of a spill's own offset and size
-      // gives the spilled value back (its 4 bytes, zero-extended).
+      // gives the spilled value back (its bytes, zero-extended).
       out = spill->reg;
       return true;
     }
@@ -169,7 +169,7 @@ bool stack_load(Engine& e, State& s, const Insn& insn, const RegState& ptr, uint
       // "invalid size of register fill": part of a pointer is not a value.
       return e.fail(pc, Reason::invalid_dereference, insn.src, access_detail(ptr, fixed, size, kStackSize));
     }
-    // (A narrower fill of a 32-bit spill is unknown, as in Linux 6.1:
+    // (A narrower fill of a narrow spill is unknown, as in Linux 6.1:
     // spill_fill/10 and /11 expect the packet access it offsets rejected.)
     if (spill->reg.is_const() && spill->narrow == 0) {
       const uint64_t v = spill->reg.value.bits.value >> (8 * at);
@@ -209,6 +209,14 @@ bool stack_load(Engine& e, State& s, const Insn& insn, const RegState& ptr, uint
   }
   out = make_scalar(all_zero ? Scalar::constant(0) : unknown_of_size(size));
   return true;
+}
+
+// The bytes of `v` below `all` (0xff, 0xffff or 0xffffffff), zero-extended:
+// v itself when its low half fits, else what its tnum knows of those bits.
+Scalar low_bytes(const Scalar& v, uint64_t all) {
+  const Scalar z = zext32(v);
+  if (all == UINT32_MAX || z.umax <= all) return z;
+  return Scalar::from_tnum(Tnum{v.bits.value & all, v.bits.mask & all});
 }
 
 bool stack_store(Engine& e, State*& s, const Insn& insn, const RegState& ptr, uint32_t size,
@@ -265,23 +273,26 @@ bool stack_store(Engine& e, State*& s, const Insn& insn, const RegState& ptr, ui
   }
   const bool zero = value == nullptr ? insn.imm == 0 : value->is_null();
   if (!stack_write_range(e, *s, insn.dst, ptr, r, zero, true, pc)) return false;
-  // check_stack_write_fixed_off: with CAP_BPF, a 4-byte store of a bounded,
-  // non-NULL scalar register at the start of a slot is kept as a spill of
-  // that size (save_register_state), which a fill of the same offset and
-  // size reads back with its bounds. keel keeps what the 4 bytes hold, the
-  // low half zero-extended (6.1 keeps the whole register, which a fill may
-  // not get back when its value does not fit in 32 bits).
-  if (size != 4 || index % 8 != 0 || value == nullptr || zero || !e.options.privileged) return true;
-  const Scalar low = zext32(value->value);
-  if (low.umin == 0 && low.umax == UINT32_MAX && (low.bits.mask & UINT32_MAX) == UINT32_MAX) return true;
+  // check_stack_write_fixed_off: with CAP_BPF, a 1-, 2- or 4-byte store of
+  // a bounded, non-NULL scalar register at the start of a slot is kept as a
+  // spill of that size (save_register_state), which a fill of the same
+  // offset and size reads back with its bounds. keel keeps what the bytes
+  // hold: the register's low `size` bytes, zero-extended, which is the
+  // register itself when its umax < 2^(8 * size) and the truncated value's
+  // bounds otherwise (6.1 keeps the whole register, which a fill does not
+  // get back when its value does not fit in the store).
+  if (index % 8 != 0 || value == nullptr || zero || !e.options.privileged) return true;
+  const uint64_t all = size == 4 ? uint64_t{UINT32_MAX} : (uint64_t{1} << (8 * size)) - 1;
+  const Scalar low = low_bytes(value->value, all);
+  if (low.umin == 0 && low.umax == all && (low.bits.mask & all) == all) return true;  // nothing known
   if (!e.pool.reserve_spill(s)) return e.oom(pc);
   Spill* spill = &s->spills()[s->spill_count++];
   spill->frame = ptr.frame;
   spill->slot = static_cast<uint8_t>(slot);
-  spill->narrow = 4;
+  spill->narrow = static_cast<uint8_t>(size);
   spill->unused = 0;
   spill->reg = make_scalar(low);
-  std::memset(s->frames()[ptr.frame].tags + slot * 8, kTagSpill, 4);
+  std::memset(s->frames()[ptr.frame].tags + slot * 8, kTagSpill, size);
   return true;
 }
 

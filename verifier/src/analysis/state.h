@@ -18,7 +18,7 @@ enum StackTag : uint8_t {
   kTagUninit = 0,
   kTagData = 1,   // initialized, value unknown
   kTagZero = 2,   // known zero
-  kTagSpill = 3,  // part of a slot holding a spilled register (Spill: all 8 bytes, or the first 4)
+  kTagSpill = 3,  // part of a slot holding a spilled register (Spill: all 8 bytes, or the first 1, 2 or 4)
   kTagMixed = 4,  // initialized, may hold pointer bits (a join of a spill and data)
 };
 
@@ -50,10 +50,10 @@ struct Frame {
 struct Spill {
   uint8_t frame;
   uint8_t slot;  // bytes [8 * slot, 8 * slot + 8) of tags
-  // 0: the register fills the whole slot. 4: a 32-bit spill of a scalar
-  // (Linux 6.1 save_register_state with size 4): `reg` is the value of the
-  // slot's first 4 bytes, zero-extended, and only they are kTagSpill; the
-  // other 4 keep their own tags.
+  // 0: the register fills the whole slot. 1, 2 or 4: a narrow spill of a
+  // scalar (Linux save_register_state with that size): `reg` is the value
+  // of the slot's first `narrow` bytes, zero-extended, and only they are
+  // kTagSpill; the others keep their own tags.
   uint8_t narrow;
   uint8_t unused;
   RegState reg;

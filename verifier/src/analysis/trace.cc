@@ -80,7 +80,9 @@ size_t render_state(const State* s, char* buffer, size_t size) {
       const uint8_t* tags = frame.tags + slot * 8;
       const int64_t offset = int64_t{slot} * 8 - kStackSize;
       if (const Spill* spill = s->find_spill(f, slot)) {
-        o.put(" fp").signed_decimal(offset).put(spill->narrow != 0 ? "=spill32:" : "=spill:");
+        o.put(" fp").signed_decimal(offset).put("=spill");
+        if (spill->narrow != 0) o.signed_decimal(8 * int64_t{spill->narrow});  // spill8, spill16, spill32
+        o.put(":");
         reg(o, spill->reg);
         continue;
       }
