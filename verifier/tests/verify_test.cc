@@ -208,6 +208,33 @@ TEST(Verify, NullCheckRefinesCopies) {
                        "ldxdw %r7, [%r10-16]\nstw [%r7+0], 1\nstw [%r6+4], 1\nmov %r0, 0\nexit\n");
 }
 
+// check_cond_jmp_op: a maybe-NULL pointer equal to a pointer known not NULL
+// is not NULL where they are equal (jeq taken, jne fall-through); where they
+// differ, or when the other may be NULL too, nothing is learnt.
+TEST(Verify, ComparingWithANonNullPointerProvesNonNull) {
+  Checker c;
+  c.maps = {hash_map(8, 8)};
+  const std::string other = std::string(kLookup) + "jne %r0, 0, +2\nmov %r0, 0\nexit\nmov %r6, %r0\n";
+  const std::string maybe = std::string(kLookup) + "mov %r6, %r0\n";  // r6 may be NULL
+  const std::string lookup = std::string(kLookup);
+  const std::string store = "stw [%r0+0], 1\nmov %r0, 0\nexit\n";
+  const std::string leave = "mov %r0, 0\nexit\n";
+  EXPECT_ACCEPT(c, other + lookup + "jeq %r0, %r6, +2\n" + leave + store);
+  EXPECT_ACCEPT(c, other + lookup + "jeq %r6, %r0, +2\n" + leave + store);
+  EXPECT_ACCEPT(c, other + lookup + "jne %r0, %r6, +3\n" + store + leave);
+  EXPECT_ACCEPT(c, other + lookup + "mov %r7, %r0\njne %r6, %r0, +3\nstw [%r7+4], 1\n" + leave + leave);
+  // The branch where they differ: r0 may still be NULL.
+  EXPECT_REJECT(c, other + lookup + "jeq %r0, %r6, +3\n" + store + leave, null_dereference);
+  EXPECT_REJECT(c, other + lookup + "jne %r0, %r6, +2\n" + leave + store, null_dereference);
+  // Not an equality, or the other may be NULL too: nothing.
+  EXPECT_REJECT(c, other + lookup + "jgt %r0, %r6, +2\n" + leave + store, null_dereference);
+  EXPECT_REJECT(c, maybe + lookup + "jeq %r0, %r6, +2\n" + leave + store, null_dereference);
+  EXPECT_REJECT(c, maybe + lookup + "jeq %r6, %r0, +2\n" + leave + store, null_dereference);
+  // Unprivileged, pointers may not be compared at all.
+  c.options.privileged = false;
+  EXPECT_REJECT(c, other + lookup + "jeq %r0, %r6, +2\n" + leave + store, pointer_leak);
+}
+
 TEST(Verify, MapKeyMustBeInitialized) {
   Checker c;
   c.maps = {hash_map(8, 8)};

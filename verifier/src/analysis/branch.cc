@@ -97,6 +97,13 @@ bool never_null(RegKind kind) {
          kind == RegKind::tcp_sock;
 }
 
+// A pointer that cannot be NULL: any pointer kind but the maybe-NULL ones
+// (Linux: __is_pointer_value and !type_may_be_null; keel has no PTR_TO_BTF_ID,
+// which Linux leaves out because it may be NULL unmarked).
+bool known_non_null_pointer(const RegState& r) {
+  return r.kind != RegKind::uninit && r.kind != RegKind::scalar && r.kind != RegKind::mixed && !r.maybe_null();
+}
+
 }  // namespace
 
 bool refine_branch(Engine& e, State& s, const Insn& insn, uint32_t pc, bool taken,
@@ -149,6 +156,22 @@ bool refine_branch(Engine& e, State& s, const Insn& insn, uint32_t pc, bool take
     const bool is_null = (op == JmpOp::jeq) == taken;
     feasible = !is_null;
     return true;
+  }
+  if (w == Width::w64 && is_reg && (op == JmpOp::jeq || op == JmpOp::jne)) {
+    // check_cond_jmp_op (Linux 6.1, "propagate nullness information for reg
+    // to reg comparisons"): a maybe-NULL pointer equal to a pointer that is
+    // not NULL is not NULL either, on the branch where they are equal (the
+    // taken one of jeq, the fall-through of jne). The other branch, and a
+    // comparison of two maybe-NULL pointers, prove nothing.
+    const bool equal = (op == JmpOp::jeq) == taken;
+    if (dst.maybe_null() && known_non_null_pointer(src)) {
+      if (equal) mark_null(s, insn.dst, false);
+      return true;
+    }
+    if (src.maybe_null() && known_non_null_pointer(dst)) {
+      if (equal) mark_null(s, insn.src, false);
+      return true;
+    }
   }
   if (w == Width::w64 && is_reg && packet_compare(s, op, taken, dst, src)) return true;
   if (!privileged) {
