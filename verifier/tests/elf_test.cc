@@ -1399,6 +1399,127 @@ TEST(ElfSectionTypes, Table) {
     EXPECT_EQ(program_type_for_section(unknown), nullptr) << unknown;
 }
 
+// libbpf v1.x's section_defs, row by row (Documentation/bpf/libbpf/
+// program_types.rst): the pattern as libbpf spells it (`+`: the bare name
+// or name/...; `/`-free and `+`-free: that name only), keel's type, and
+// libbpf's attach type name (nullptr where libbpf sets none).
+struct LibbpfRow {
+  const char* sec;
+  const char* type;
+  const char* attach;
+};
+constexpr LibbpfRow kLibbpfRows[] = {
+    {"socket", "socket_filter", nullptr},
+    {"sk_reuseport/migrate", "sk_reuseport", "sk_reuseport_select_or_migrate"},
+    {"sk_reuseport", "sk_reuseport", "sk_reuseport_select"},
+    {"kprobe+", "kprobe", nullptr}, {"uprobe+", "kprobe", nullptr}, {"uprobe.s+", "kprobe", nullptr},
+    {"kretprobe+", "kprobe", nullptr}, {"uretprobe+", "kprobe", nullptr}, {"uretprobe.s+", "kprobe", nullptr},
+    {"kprobe.multi+", "kprobe", "trace_kprobe_multi"}, {"kretprobe.multi+", "kprobe", "trace_kprobe_multi"},
+    {"uprobe.multi+", "kprobe", "trace_uprobe_multi"}, {"uretprobe.multi+", "kprobe", "trace_uprobe_multi"},
+    {"uprobe.multi.s+", "kprobe", "trace_uprobe_multi"}, {"uretprobe.multi.s+", "kprobe", "trace_uprobe_multi"},
+    {"ksyscall+", "kprobe", nullptr}, {"kretsyscall+", "kprobe", nullptr},
+    {"usdt+", "kprobe", nullptr}, {"usdt.s+", "kprobe", nullptr},
+    {"tc/ingress", "sched_cls", "tcx_ingress"}, {"tc/egress", "sched_cls", "tcx_egress"},
+    {"tcx/ingress", "sched_cls", "tcx_ingress"}, {"tcx/egress", "sched_cls", "tcx_egress"},
+    {"netkit/primary", "sched_cls", "netkit_primary"}, {"netkit/peer", "sched_cls", "netkit_peer"},
+    {"tc", "sched_cls", nullptr}, {"classifier", "sched_cls", nullptr}, {"action", "sched_act", nullptr},
+    {"tracepoint+", "tracepoint", nullptr}, {"tp+", "tracepoint", nullptr},
+    {"raw_tracepoint+", "raw_tracepoint", nullptr}, {"raw_tp+", "raw_tracepoint", nullptr},
+    {"raw_tracepoint.w+", "raw_tracepoint_writable", nullptr}, {"raw_tp.w+", "raw_tracepoint_writable", nullptr},
+    {"tp_btf+", "tracing", "trace_raw_tp"}, {"fentry+", "tracing", "trace_fentry"},
+    {"fmod_ret+", "tracing", "modify_return"}, {"fexit+", "tracing", "trace_fexit"},
+    {"fentry.s+", "tracing", "trace_fentry"}, {"fmod_ret.s+", "tracing", "modify_return"},
+    {"fexit.s+", "tracing", "trace_fexit"}, {"freplace+", "ext", nullptr},
+    {"lsm+", "lsm", "lsm_mac"}, {"lsm.s+", "lsm", "lsm_mac"}, {"lsm_cgroup+", "lsm", "lsm_cgroup"},
+    {"iter+", "tracing", "trace_iter"}, {"iter.s+", "tracing", "trace_iter"},
+    {"syscall", "syscall", nullptr},
+    {"xdp.frags/devmap", "xdp", "xdp_devmap"}, {"xdp/devmap", "xdp", "xdp_devmap"},
+    {"xdp.frags/cpumap", "xdp", "xdp_cpumap"}, {"xdp/cpumap", "xdp", "xdp_cpumap"},
+    {"xdp.frags", "xdp", "xdp"}, {"xdp", "xdp", "xdp"},
+    {"perf_event", "perf_event", nullptr}, {"lwt_in", "lwt_in", nullptr}, {"lwt_out", "lwt_out", nullptr},
+    {"lwt_xmit", "lwt_xmit", nullptr}, {"lwt_seg6local", "lwt_seg6local", nullptr},
+    {"sockops", "sock_ops", "cgroup_sock_ops"},
+    {"sk_skb/stream_parser", "sk_skb", "sk_skb_stream_parser"},
+    {"sk_skb/stream_verdict", "sk_skb", "sk_skb_stream_verdict"},
+    {"sk_skb/verdict", "sk_skb", "sk_skb_verdict"}, {"sk_skb", "sk_skb", nullptr},
+    {"sk_msg", "sk_msg", "sk_msg_verdict"}, {"lirc_mode2", "lirc_mode2", "lirc_mode2"},
+    {"flow_dissector", "flow_dissector", "flow_dissector"},
+    {"cgroup_skb/ingress", "cgroup_skb", "cgroup_inet_ingress"},
+    {"cgroup_skb/egress", "cgroup_skb", "cgroup_inet_egress"}, {"cgroup/skb", "cgroup_skb", nullptr},
+    {"cgroup/sock_create", "cgroup_sock", "cgroup_inet_sock_create"},
+    {"cgroup/sock_release", "cgroup_inet_sock_release", "cgroup_inet_sock_release"},
+    {"cgroup/sock", "cgroup_sock", "cgroup_inet_sock_create"},
+    {"cgroup/post_bind4", "cgroup_inet4_post_bind", "cgroup_inet4_post_bind"},
+    {"cgroup/post_bind6", "cgroup_inet6_post_bind", "cgroup_inet6_post_bind"},
+    {"cgroup/bind4", "cgroup_inet4_bind", "cgroup_inet4_bind"},
+    {"cgroup/bind6", "cgroup_inet6_bind", "cgroup_inet6_bind"},
+    {"cgroup/connect4", "cgroup_inet4_connect", "cgroup_inet4_connect"},
+    {"cgroup/connect6", "cgroup_inet6_connect", "cgroup_inet6_connect"},
+    {"cgroup/connect_unix", "cgroup_sock_addr", "cgroup_unix_connect"},
+    {"cgroup/sendmsg4", "cgroup_udp4_sendmsg", "cgroup_udp4_sendmsg"},
+    {"cgroup/sendmsg6", "cgroup_udp6_sendmsg", "cgroup_udp6_sendmsg"},
+    {"cgroup/sendmsg_unix", "cgroup_sock_addr", "cgroup_unix_sendmsg"},
+    {"cgroup/recvmsg4", "cgroup_udp4_recvmsg", "cgroup_udp4_recvmsg"},
+    {"cgroup/recvmsg6", "cgroup_udp6_recvmsg", "cgroup_udp6_recvmsg"},
+    {"cgroup/recvmsg_unix", "cgroup_sock_addr", "cgroup_unix_recvmsg"},
+    {"cgroup/getpeername4", "cgroup_inet4_getpeername", "cgroup_inet4_getpeername"},
+    {"cgroup/getpeername6", "cgroup_inet6_getpeername", "cgroup_inet6_getpeername"},
+    {"cgroup/getpeername_unix", "cgroup_sock_addr", "cgroup_unix_getpeername"},
+    {"cgroup/getsockname4", "cgroup_inet4_getsockname", "cgroup_inet4_getsockname"},
+    {"cgroup/getsockname6", "cgroup_inet6_getsockname", "cgroup_inet6_getsockname"},
+    {"cgroup/getsockname_unix", "cgroup_sock_addr", "cgroup_unix_getsockname"},
+    {"cgroup/sysctl", "cgroup_sysctl", "cgroup_sysctl"},
+    {"cgroup/getsockopt", "cgroup_sockopt", "cgroup_getsockopt"},
+    {"cgroup/setsockopt", "cgroup_sockopt", "cgroup_setsockopt"},
+    {"cgroup/dev", "cgroup_device", "cgroup_device"},
+    {"struct_ops+", "struct_ops", nullptr}, {"struct_ops.s+", "struct_ops", nullptr},
+    {"sk_lookup", "sk_lookup", "sk_lookup"}, {"netfilter", "netfilter", "netfilter"},
+};
+
+bool same_or_null(const char* a, const char* b) {
+  return a == nullptr || b == nullptr ? a == b : std::strcmp(a, b) == 0;
+}
+
+TEST(ElfSectionTypes, EveryLibbpfRow) {
+  for (const LibbpfRow& row : kLibbpfRows) {
+    std::string name = row.sec;
+    const bool plus = name.back() == '+';
+    if (plus) name.pop_back();
+    // The name itself (bare, for `+` rows), and `?` for not autoloaded.
+    for (const std::string& n : {name, "?" + name}) {
+      EXPECT_STREQ(program_type_for_section(n.c_str()), row.type) << n;
+      EXPECT_TRUE(same_or_null(attach_type_for_section(n.c_str()), row.attach)) << n;
+    }
+    if (plus) {
+      // `name/...` is this row, `nameX` is not (it may be a legacy loader's).
+      const std::string slashed = name + "/some_target";
+      EXPECT_STREQ(program_type_for_section(slashed.c_str()), row.type) << slashed;
+      EXPECT_TRUE(same_or_null(attach_type_for_section(slashed.c_str()), row.attach)) << slashed;
+      const std::string glued = name + "x";
+      EXPECT_EQ(attach_type_for_section(glued.c_str()), nullptr) << glued;
+    } else if (row.attach != nullptr) {
+      // An exact row takes no suffix: not its attach type any more.
+      const std::string slashed = name + "/x";
+      EXPECT_FALSE(same_or_null(attach_type_for_section(slashed.c_str()), row.attach)) << slashed;
+    }
+  }
+  // The bare forms the issue met: SEC("raw_tp") and friends.
+  EXPECT_STREQ(program_type_for_section("raw_tp"), "raw_tracepoint");
+  EXPECT_STREQ(program_type_for_section("tp"), "tracepoint");
+  EXPECT_STREQ(program_type_for_section("kprobe"), "kprobe");
+  // Near misses of `+` rows that no legacy loader used either stay unknown.
+  for (const char* unknown : {"raw_tpx", "raw_tp_x", "kprobex", "tpx/y", "tracepointx", "fentryx/f",
+                              "lsmx", "iterx", "freplacex", "ksyscallx", "tp_btfx", "?raw_tpx", "?"}) {
+    EXPECT_EQ(program_type_for_section(unknown), nullptr) << unknown;
+    EXPECT_EQ(attach_type_for_section(unknown), nullptr) << unknown;
+  }
+  // Legacy loaders' names have a type but no libbpf attach type.
+  EXPECT_STREQ(program_type_for_section("xdp_fwd"), "xdp");
+  EXPECT_EQ(attach_type_for_section("xdp_fwd"), nullptr);
+  EXPECT_STREQ(program_type_for_section("tcx/other"), "sched_cls");
+  EXPECT_EQ(attach_type_for_section("tcx/other"), nullptr);
+}
+
 // ---------------------------------------------------------------------------
 // The ebpf-samples corpus
 

@@ -174,6 +174,10 @@ struct LoadOptions {
 // The Linux program type that libbpf (or the legacy loaders of the corpus
 // projects) give section `name` ("xdp", "sched_cls", ...), or nullptr.
 const char* program_type_for_section(const char* name);
+// libbpf's expected attach type for section `name`, by its attach_type_name
+// ("trace_fentry", "cgroup_inet4_connect", "xdp_devmap"), or nullptr when
+// libbpf's table gives none or the name is only a legacy loader's.
+const char* attach_type_for_section(const char* name);
 
 // The line record covering `pc` (the last one at or before it, within the
 // same function), or nullptr.
