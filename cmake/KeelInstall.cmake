@@ -31,14 +31,16 @@ configure_file(${CMAKE_CURRENT_LIST_DIR}/keel.pc.in ${PROJECT_BINARY_DIR}/packag
 install(FILES ${PROJECT_BINARY_DIR}/package/keel.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 # The package's test (label `install`): install into a scratch prefix, build
-# examples/embed against it with find_package and with pkg-config, and run
-# both on the project's BPF test objects. Run by the host-release test
+# examples/embed against it with find_package and with pkg-config, link the
+# C API's test with the C compiler through pkg-config, and run them all on
+# the project's BPF test objects. Run by the host-release test
 # preset only: an ASan/UBSan library would need the sanitizer run-times in
 # the example too, and one compiler is enough to test the package.
 add_test(NAME install_embed
          COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${PROJECT_BINARY_DIR} -DEXAMPLE=${PROJECT_SOURCE_DIR}/examples/embed
                  -DWORK=${PROJECT_BINARY_DIR}/install-test -DLIBDIR=${CMAKE_INSTALL_LIBDIR}
-                 -DCXX=${CMAKE_CXX_COMPILER} -DGENERATOR=${CMAKE_GENERATOR}
+                 -DSOURCE_DIR=${PROJECT_SOURCE_DIR} -DCXX=${CMAKE_CXX_COMPILER} -DCC=${CMAKE_C_COMPILER}
+                 -DGENERATOR=${CMAKE_GENERATOR}
                  -DOBJECTS=${PROJECT_BINARY_DIR}/verifier/tests/bpf
                  -P ${PROJECT_SOURCE_DIR}/examples/embed/check-install.cmake)
 set_tests_properties(install_embed PROPERTIES LABELS install SKIP_REGULAR_EXPRESSION "SKIP:" TIMEOUT 120)

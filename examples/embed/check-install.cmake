@@ -1,9 +1,10 @@
 # The installed package's test (ctest label `install`, registered by
 # cmake/KeelInstall.cmake): installs BUILD_DIR into WORK/prefix, builds this
 # example against it twice (find_package(keel), then `pkg-config --cflags
-# --libs keel`) and runs both on the project's BPF test objects (OBJECTS;
+# --libs keel`), links the C API's test with the C compiler through
+# pkg-config, and runs them on the project's BPF test objects (OBJECTS;
 # built only when clang is there, else SKIP after the build checks).
-foreach(variable BUILD_DIR EXAMPLE WORK LIBDIR CXX GENERATOR OBJECTS)
+foreach(variable BUILD_DIR SOURCE_DIR EXAMPLE WORK LIBDIR CXX CC GENERATOR OBJECTS)
   if(NOT DEFINED ${variable})
     message(FATAL_ERROR "check-install.cmake: -D${variable}= is required")
   endif()
@@ -62,6 +63,15 @@ endif()
 separate_arguments(flags UNIX_COMMAND "${flags}")
 # -Werror: the public headers must be warning-clean in users' builds too.
 run(${CXX} -std=c++20 -O1 -Wall -Wextra -Werror ${EXAMPLE}/main.cc ${flags} -o ${WORK}/keel-embed-pkg-config)
+
+# A C host: the C API's own test, linked by the C compiler (keel_c needs no
+# C++ run-time), with the same flags.
+run(${CC} -std=c11 -Wall -Wextra -Werror -pedantic "-DKEEL_BPF_OBJECT_DIR=\"${OBJECTS}\""
+    ${SOURCE_DIR}/verifier/capi/tests/keel_c_test.c ${flags} -o ${WORK}/keel-c-pkg-config)
+execute_process(COMMAND ${WORK}/keel-c-pkg-config RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
+if(NOT status EQUAL 0 AND NOT status EQUAL 77)
+  message(FATAL_ERROR "the C API test linked through pkg-config failed (${status}):\n${out}")
+endif()
 
 if(NOT EXISTS ${OBJECTS}/maps.bpf.o OR NOT EXISTS ${OBJECTS}/unsafe.bpf.o)
   message("SKIP: the examples built, but no BPF test objects in ${OBJECTS} to run them on (clang not found)")
