@@ -67,7 +67,7 @@ run(${CXX} -std=c++20 -O1 -Wall -Wextra -Werror ${EXAMPLE}/main.cc ${flags} -o $
 # A C host: the C API's own test, linked by the C compiler (keel_c needs no
 # C++ run-time), with the same flags.
 run(${CC} -std=c11 -Wall -Wextra -Werror -pedantic "-DKEEL_BPF_OBJECT_DIR=\"${OBJECTS}\""
-    ${SOURCE_DIR}/verifier/capi/tests/keel_c_test.c ${flags} -o ${WORK}/keel-c-pkg-config)
+    ${SOURCE_DIR}/capi/tests/keel_c_test.c ${flags} -o ${WORK}/keel-c-pkg-config)
 execute_process(COMMAND ${WORK}/keel-c-pkg-config RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
 if(NOT status EQUAL 0 AND NOT status EQUAL 77)
   message(FATAL_ERROR "the C API test linked through pkg-config failed (${status}):\n${out}")

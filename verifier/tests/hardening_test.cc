@@ -66,18 +66,6 @@ struct Hardened {
   }
 };
 
-TEST(Hardening, UnprivilegedImpliesSpeculativePaths) {
-  Checker c;
-  // r2 = 1, so the branch to the out-of-bounds store is never taken, except
-  // speculatively (verify_test SpeculativePaths): unprivileged needs no flag.
-  const char* src = "mov %r2, 1\njeq %r2, 0, +2\nmov %r0, 0\nexit\nstdw [%r10-520], 0\nmov %r0, 0\nexit\n";
-  c.options.reject_unreachable = false;
-  EXPECT_ACCEPT(c, src);
-  c.options.privileged = false;
-  ASSERT_FALSE(c.options.speculative_paths);
-  EXPECT_REJECT(c, src, stack_out_of_bounds);
-}
-
 TEST(Hardening, PointerPlusCheckedIndexIsMasked) {
   const std::string src = kValueAndIndex + "add %r0, %r2\nldxb %r0, [%r0+0]\nexit\n" + kOut;
   Hardened h(src);

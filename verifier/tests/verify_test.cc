@@ -683,6 +683,10 @@ TEST(Verify, SpeculativePaths) {
   // ...except speculatively, which unprivileged Linux also verifies.
   c.options.speculative_paths = true;
   EXPECT_REJECT(c, src, stack_out_of_bounds);
+  // Unprivileged implies it, without the flag (ADR 0015).
+  c.options.speculative_paths = false;
+  c.options.privileged = false;
+  EXPECT_REJECT(c, src, stack_out_of_bounds);
 }
 
 TEST(Verify, UnprivilegedPointerLimits) {
