@@ -83,8 +83,8 @@ inline void set_reg(State& s, uint32_t reg, const RegState& value) { s.regs()[re
 // scalar's proven range `off`, the operand register dst or src) and the
 // offsets that keep `ptr` inside its object; false (rejected) when no one
 // mask serves every visit.
-[[nodiscard]] bool note_pointer_operand(Engine& e, uint32_t pc, const Scalar& off, bool operand_is_dst, int64_t window_min,
-                          int64_t window_max);
+[[nodiscard]] bool note_pointer_operand(Engine& e, uint32_t pc, const Scalar& off, bool operand_is_dst,
+                                        int64_t window_min, int64_t window_max);
 // memory.cc: a speculation barrier after the stack store at pc.
 inline void note_barrier(Engine& e, uint32_t pc) {
   if (e.guards != nullptr) e.guards[pc].flags |= kGuardBarrierAfter;
@@ -109,12 +109,12 @@ enum class Access : uint8_t { read, write };
 // of the stack need initialized bytes; `packet_ok` says whether packet
 // pointers are allowed at all.
 [[nodiscard]] bool check_memory_arg(Engine& e, State*& s, uint32_t reg, uint64_t size_max, Access access,
-                      bool packet_ok, uint32_t pc);
+                                    bool packet_ok, uint32_t pc);
 // A store of n bytes through `reg` with n in [size_min, size_max] (a
 // builtin's destination), checked as check_memory_arg; on the stack only the
 // first size_min bytes surely become initialized (zero when `zero`).
 [[nodiscard]] bool check_memory_store(Engine& e, State*& s, uint32_t reg, uint64_t size_min, uint64_t size_max,
-                        bool zero, bool packet_ok, uint32_t pc);
+                                      bool zero, bool packet_ok, uint32_t pc);
 // Marks packet pointers of every frame unusable (a helper changed the packet).
 void invalidate_packet_pointers(State& s);
 
@@ -128,7 +128,7 @@ void invalidate_packet_pointers(State& s);
 // branch.cc: narrows `s` to the states in which the conditional jump at pc
 // goes the way `taken` says; `feasible` false when no state does.
 [[nodiscard]] bool refine_branch(Engine& e, State& s, const Insn& insn, uint32_t pc, bool taken,
-                   bool& feasible);
+                                 bool& feasible);
 
 // trace.cc: renders a state (or "unreached" for nullptr) for describe_state().
 size_t render_state(const State* s, char* buffer, size_t size);

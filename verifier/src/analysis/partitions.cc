@@ -149,12 +149,6 @@ uint32_t make_room(Fixpoint& fx, uint32_t target, const State& incoming, uint64_
 
 }  // namespace
 
-State** slot_of(BlockEntries& entries, uint32_t local, uint32_t p) {
-  if (p == 0) return &entries.entry[local];
-  const uint32_t g = entries.group[local];
-  return g == 0 ? nullptr : &entries.extra[size_t{g - 1} * (kPartitions - 1) + p - 1];
-}
-
 bool add_group(BlockEntries& entries, StatePool& pool, uint32_t local) {
   if (entries.free_count == 0 && entries.extra_used == entries.extra_capacity) {
     const uint32_t capacity = entries.extra_capacity == 0 ? 16 : entries.extra_capacity * 2;

@@ -51,11 +51,11 @@ namespace keel {
 
 struct Fixpoint;
 
-constexpr uint32_t kPartitions = 8;
-constexpr uint32_t kPartitionDistance = 4;
-constexpr uint32_t kFlagBits = 10;  // r0-r9 per set in PartitionPlan::flags
-constexpr uint32_t kFlagMask = (1u << kFlagBits) - 1;
-constexpr uint32_t kUncheckedShift = 3 * kFlagBits;  // Ahead::unchecked in PartitionPlan::flags
+inline constexpr uint32_t kPartitions = 8;
+inline constexpr uint32_t kPartitionDistance = 4;
+inline constexpr uint32_t kFlagBits = 10;  // r0-r9 per set in PartitionPlan::flags
+inline constexpr uint32_t kFlagMask = (1u << kFlagBits) - 1;
+inline constexpr uint32_t kUncheckedShift = 3 * kFlagBits;  // Ahead::unchecked in PartitionPlan::flags
 
 
 // What the partitions of each block compare, computed once per analysis by
@@ -91,7 +91,11 @@ struct BlockEntries {
 
 // Partition p's entry state of block `local` (a slot of `entry` or of its
 // group), or nullptr when p > 0 and the block has no group yet.
-State** slot_of(BlockEntries& entries, uint32_t local, uint32_t p);
+inline State** slot_of(BlockEntries& entries, uint32_t local, uint32_t p) {
+  if (p == 0) return &entries.entry[local];
+  const uint32_t g = entries.group[local];
+  return g == 0 ? nullptr : &entries.extra[size_t{g - 1} * (kPartitions - 1) + p - 1];
+}
 // Gives block `local` a group of empty slots (recycled, or grown by doubling).
 [[nodiscard]] bool add_group(BlockEntries& entries, StatePool& pool, uint32_t local);
 // Releases every entry state of block `local` (and its group).
