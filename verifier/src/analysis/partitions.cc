@@ -61,8 +61,8 @@ RegState slot_value(const State& s, uint32_t slot) {
 // slot sets `slot_sets` (PartitionPlan::slots: the pointer slots, then
 // the unchecked ones); 0 when they belong to one partition. A pointer used
 // ahead, in a register or in one of the slots, that the join makes unusable costs
-// kLossPointer; a constant that differs (or is a constant on one side only)
-// kLossHere in a register the block's own jump tests (`here`), kLossTested
+// kLossPointer; a constant that differs (or is a constant on one side only,
+// in a register a load or store ahead uses as its base) kLossHere in a register the block's own jump tests (`here`), kLossTested
 // in one tested further ahead, kLossOffset in one only used as a base (an
 // offset of 14 or 18 matters as much as a flag, but a join of two offsets
 // may still pass the check that uses it). With `first`, any loss returns.
@@ -87,6 +87,15 @@ uint32_t join_loss(const State& a, const State& b, uint64_t flags, const uint64_
       if (((exact >> r) & 1u) == 0) continue;
       const bool cx = x[r].value.is_const();
       if (cx == y[r].value.is_const() && (!cx || x[r].value.bits.value == y[r].value.bits.value)) continue;
+      // A register only compared ahead (no load or store uses it as a
+      // base) that is a constant on one side only keeps no partition of
+      // its own: such a constant mostly comes from a refinement (`r2 = 0`
+      // once `if r2 > 0` fails), not from the program setting a flag, and
+      // kept apart it stays a partition to the end of the program
+      // (docs/performance/profile.md, diamonds). The tests ahead refine
+      // the joined range. Two different constants (a flag set on each
+      // path) still split.
+      if (cx != y[r].value.is_const() && ((flags >> kFlagBits >> r) & 1u) == 0) continue;
       loss += ((here >> r) & 1u) != 0 ? kLossHere : ((tested >> r) & 1u) != 0 ? kLossTested : kLossOffset;
     } else if (!join_keeps_use(x[r], y[r], maps, ((unchecked >> r) & 1u) != 0)) {
       loss += kLossPointer;
