@@ -86,7 +86,10 @@ struct HelperSlot {
 };
 
 // What a load from a context field yields.
-enum class CtxYield : uint8_t { scalar, packet, packet_end, packet_meta, sock_common_or_null };
+enum class CtxYield : uint8_t {
+  scalar, packet, packet_end, packet_meta, sock_common_or_null,
+  sock,  // a full socket, never NULL (sk_msg_md.sk: PTR_TO_SOCKET)
+};
 
 // One field (or array of fields) of the context structure.
 struct CtxField {
@@ -103,6 +106,9 @@ struct CtxField {
 // Every access must also be aligned to its size (offset % size == 0), as
 // Linux's *_is_valid_access functions require for context fields.
 
+// Which generic map writes a program type may make to a sockmap/sockhash.
+enum class SockmapWrites : uint8_t { none, delete_only, update_and_delete };
+
 struct ProgramType {
   const char* name = nullptr;
   uint32_t ctx_size = 0;
@@ -118,6 +124,9 @@ struct ProgramType {
   int64_t return_max = INT64_MAX;
   bool r2_is_ctx_size = false;       // r2 holds ctx_size at entry (the conformance type)
   bool ctx_is_plain_memory = false;  // the context is a plain buffer: pointer arithmetic and any in-bounds access
+  /// bpf_map_update_elem / bpf_map_delete_elem on a sockmap or sockhash
+  /// (Linux 6.1 may_update_sockmap: only where no locked socket is reachable).
+  SockmapWrites sockmap_writes = SockmapWrites::none;
 };
 
 enum class MapType : uint8_t {
@@ -131,6 +140,8 @@ enum class MapType : uint8_t {
   devmap_hash,
   cpumap,         // redirect_map only
   xskmap,         // redirect_map only (a lookup yields an AF_XDP socket keel does not model)
+  sockmap,        // sockets by index: sk/msg redirect, sock_map_update; a lookup acquires a socket
+  sockhash,       // sockets by key: the *_hash variants of the same helpers
 };
 
 struct MapDescriptor {

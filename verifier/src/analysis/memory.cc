@@ -356,6 +356,10 @@ bool ctx_access(Engine& e, uint32_t reg, const RegState& ptr, int64_t insn_off, 
         if (off != f->offset || size != f->size) return e.fail(pc, Reason::ctx_bad_access, static_cast<int32_t>(reg), d);
         *out = make_pointer(RegKind::sock_common_or_null);  // not acquired: nothing to release
         break;
+      case CtxYield::sock:
+        if (off != f->offset || size != f->size) return e.fail(pc, Reason::ctx_bad_access, static_cast<int32_t>(reg), d);
+        *out = make_pointer(RegKind::sock);  // the context's own socket: not acquired
+        break;
     }
   }
   return true;
