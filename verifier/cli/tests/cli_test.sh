@@ -438,7 +438,9 @@ PY
       "$KEEL_BPF_OBJECT_DIR/core.bpf.o" || fail "could not write fentry.o"
     expect 2 "$KEEL" verify fentry.o --function no_core --json
     json_check "[(p['verdict'], p['reason']) for p in d['programs']] == [('unsupported', 'unsupported_program_type')] and
-      d['verdict'] == 'unsupported'" ;;
+      d['verdict'] == 'unsupported' and '--btf' in d['programs'][0]['message']"
+    # --btf must name the kernel's BTF.
+    bad_input "not usable as the kernel's BTF \\(bad_btf\\)" "$KEEL" verify fentry.o --btf "$KEEL_BPF_OBJECT_DIR/core.bpf.o" ;;
   exit_codes)
     # The exit-status table, command by command: 0 / 1 / 2.
     "$KEEL" asm "$DATA/verify-ok.s" -o ok.bin 2>err.txt || fail "asm failed"

@@ -12,4 +12,10 @@ namespace keel {
 
 const Platform& linux_platform();
 
+// The helpers and rules shared by every program of a BTF-typed kind
+// ("tracing": fentry/fexit/fmod_ret/tp_btf/iter; "lsm"), without a
+// context: keel/btf_program.h completes one per target. nullptr for other
+// names. Not in linux_platform(), which offers only complete types.
+const ProgramType* linux_btf_base_type(const char* kind);
+
 }  // namespace keel

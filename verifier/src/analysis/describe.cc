@@ -31,6 +31,8 @@ const char* kind_words(uint8_t kind) {
     case RegKind::sock_or_null: return "a socket pointer or NULL";
     case RegKind::tcp_sock: return "a TCP socket pointer";
     case RegKind::tcp_sock_or_null: return "a TCP socket pointer or NULL";
+    case RegKind::btf_ptr: return "a BTF-typed kernel pointer";
+    case RegKind::btf_ptr_or_null: return "a BTF-typed kernel pointer or NULL";
   }
   return "?";
 }

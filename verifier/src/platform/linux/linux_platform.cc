@@ -747,8 +747,24 @@ constexpr ProgramType kTypes[] = {
 
 constexpr Platform kLinux{kTypes, sizeof(kTypes) / sizeof(kTypes[0])};
 
+// BTF-typed kinds: helpers only (tracing_prog_func_proto for fentry,
+// bpf_lsm_func_proto for lsm); the context and return range are the
+// target's (keel/btf_program.h).
+constexpr ProgramType kBtfBases[] = {
+    make_type("tracing", LinuxType::tracing, 0, nullptr, 0),
+    make_type("lsm", LinuxType::lsm, 0, nullptr, 0),
+};
+
 }  // namespace
 
 const Platform& linux_platform() { return kLinux; }
+
+const ProgramType* linux_btf_base_type(const char* kind) {
+  if (kind == nullptr) return nullptr;
+  for (const ProgramType& t : kBtfBases) {
+    if (same(t.name, kind)) return &t;
+  }
+  return nullptr;
+}
 
 }  // namespace keel
