@@ -114,7 +114,8 @@ class BtfBuilder {
 //   struct inner { long x; long y; }                               (16 bytes)
 //   int target(struct obj *p, long n, void *v, int *ip, struct obj **pp);
 //   typedef void (*btf_trace_ev)(void *, struct obj *, int);
-//   int bpf_lsm_hook(struct obj *p);   void bpf_iter_things(struct meta *, struct obj *);
+//   int bpf_lsm_hook(struct obj *p);   void bpf_iter_things(struct meta *, struct obj *, unsigned int);
+//   void bpf_iter_elems(struct meta *, void *);
 //   void by_value(struct inner s);   void tagged(struct obj __user *u);
 struct Kernel {
   std::vector<uint8_t> bytes;
@@ -150,7 +151,8 @@ std::unique_ptr<Kernel> small_kernel() {
   b.typedef_type("btf_trace_ev", b.ptr(b.func_proto(0, {void_ptr, obj_ptr, int_t})));
   b.func("bpf_lsm_hook", b.func_proto(int_t, {obj_ptr}));
   const uint32_t meta = b.struct_type("meta", 8, {{"seq", void_ptr, 0}});
-  b.func("bpf_iter_things", b.func_proto(0, {b.ptr(meta), obj_ptr}));
+  b.func("bpf_iter_things", b.func_proto(0, {b.ptr(meta), obj_ptr, uint_t}));
+  b.func("bpf_iter_elems", b.func_proto(0, {b.ptr(meta), void_ptr}));
   b.func("by_value", b.func_proto(0, {inner}));
   b.func("returns_obj", b.func_proto(obj_ptr, {long_t}));
   b.func("tagged", b.func_proto(0, {b.ptr(b.type_tag("user", obj))}));
@@ -184,6 +186,7 @@ TEST(BtfProgram, Sections) {
   EXPECT_EQ(make_btf_program_type(k->btf, "fentry/by_value", t), BtfProgramError::unsupported_target);
   EXPECT_EQ(make_btf_program_type(k->btf, "lsm_cgroup/hook", t), BtfProgramError::unsupported_target);
   EXPECT_EQ(make_btf_program_type(k->btf, "tp_btf/absent", t), BtfProgramError::no_target);
+  EXPECT_EQ(make_btf_program_type(k->btf, "iter/elems", t), BtfProgramError::unsupported_target);  // buffers
   std::vector<uint8_t> junk(64, 0xab);
   KernelBtf bad;
   std::vector<uint8_t> memory(4096);
@@ -225,6 +228,7 @@ TEST(BtfProgram, LoadsThroughTypedPointers) {
   EXPECT_REJECT(c, p + "ldxdw %r3, [%r2+48]\nldxb %r0, [%r3+0]\n" + kExit0, memory_out_of_bounds, t.type.type);
   EXPECT_REJECT(c, p + "ldxdw %r3, [%r2+40]\nldxb %r0, [%r3+0]\n" + kExit0, scalar_dereference, t.type.type);
   EXPECT_REJECT(c, p + "ldxw %r0, [%r2+56]\n" + kExit0, memory_out_of_bounds, t.type.type);  // past the struct
+  EXPECT_NE(c.text.find("kernel object (BTF) of size 48"), std::string::npos) << c.text;
   EXPECT_REJECT(c, p + "ldxw %r0, [%r2-4]\n" + kExit0, memory_out_of_bounds, t.type.type);
   EXPECT_REJECT(c, p + "ldxw %r0, [%r2+28]\n" + kExit0, invalid_dereference, t.type.type);  // half of `next`
   EXPECT_REJECT(c, p + "ldxdw %r0, [%r2+4]\n" + kExit0, invalid_dereference, t.type.type);  // b and past it
@@ -279,6 +283,7 @@ TEST(BtfProgram, IteratorObjectsMayBeNull) {
   EXPECT_ACCEPT(c, obj + "jeq %r2, 0, +1\nldxw %r0, [%r2+0]\n" + kExit0, it.type.type);
   EXPECT_ACCEPT(c, "ldxdw %r2, [%r1+0]\nldxdw %r0, [%r2+0]\n" + kExit0, it.type.type);  // meta: not NULL
   EXPECT_REJECT(c, obj + "mov %r0, 2\nexit\n", bad_return_value, it.type.type);             // 0 or 1
+  EXPECT_ACCEPT(c, "ldxw %r2, [%r1+16]\n" + kExit0, it.type.type);                        // an integer argument
 }
 
 // ---- The host's kernel ----------------------------------------------------------

@@ -129,7 +129,11 @@ size_t describe(const Verdict& v, char* buffer, size_t size) {
       w.put(" is out of bounds");
       break;
     case Reason::memory_out_of_bounds:
-      w.put("r").signed_decimal(d.reg).put(" points to helper memory of size ").decimal(d.limit).put(", "); access(w, d);
+      w.put("r").signed_decimal(d.reg)
+          .put(static_cast<RegKind>(d.kind) == RegKind::btf_ptr ? " points to a kernel object (BTF) of size "
+                                                                 : " points to helper memory of size ")
+          .decimal(d.limit).put(", ");
+      access(w, d);
       w.put(" is out of bounds");
       break;
     case Reason::read_only_write: who().put("the memory is read-only"); break;

@@ -347,11 +347,15 @@ BtfProgramError make_btf_program_type(const KernelBtf& kernel, const char* secti
     out.fields[count++] = f;
   }
   if (row->kind == Kind::iter) {
-    // Iterators whose arguments are buffers (map elements: PTR_TO_BUF) or
-    // that have no object pointer are not modelled.
+    // Iterators whose arguments are buffers (a map element's key and value:
+    // `void *` typed PTR_TO_BUF by their ctx_arg_info) are not modelled;
+    // integers (task_file's fd) and object pointers are.
     for (uint32_t i = 1; i < args; ++i) {
+      const uint32_t type = u32(proto.extra, size_t{i} * 8 + 4);
       uint32_t pointee = 0;
-      if (classify(btf, u32(proto.extra, size_t{i} * 8 + 4), pointee) != SlotKind::pointer) {
+      BtfType t;
+      if (elf::btf_type(btf, elf::btf_skip_modifiers(btf, type), t) && t.kind == elf::kBtfPtr &&
+          classify(btf, type, pointee) != SlotKind::pointer) {
         return BtfProgramError::unsupported_target;
       }
     }
