@@ -6,8 +6,13 @@
 // program Linux 6.1 accepts and one it rejects.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 
+#include "keel/elf.h"
 #include "verify_checker.h"
 
 namespace keel {
@@ -172,6 +177,42 @@ TEST(SkMsg, DataNeedsTheDataEndCheck) {
                        "mov %r4, %r2\nadd %r4, 8\njgt %r4, %r3, +7\nmov %r7, %r2\nmov %r1, %r6\nmov %r2, 0\n"
                        "mov %r3, 8\nmov %r4, 0\ncall 63\nldxdw %r0, [%r7+0]\n" + kExit0,
                 scalar_dereference, "sk_msg");
+}
+
+// The same rules on what clang makes of libbpf-style C (tests/bpf/sockmap.bpf.c):
+// the socket maps are BTF-defined, and every program is accepted.
+TEST(Sockmap, ClangCompiledPrograms) {
+#ifndef KEEL_BPF_OBJECT_DIR
+  GTEST_SKIP() << "skipped: BPF test objects not built (no clang)";
+#else
+  const std::filesystem::path path = std::filesystem::path(KEEL_BPF_OBJECT_DIR) / "sockmap.bpf.o";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "skipped: " << path << " not built";
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<uint8_t> memory(bytes.size() * 64 + (1u << 20));
+  Arena arena(memory.data(), memory.size());
+  Object object;
+  ASSERT_TRUE(load_object(bytes.data(), bytes.size(), LoadOptions{}, arena, object).ok());
+  ASSERT_EQ(object.map_count, 2u);
+  EXPECT_EQ(object.maps[0].type, MapType::sockmap);
+  EXPECT_EQ(object.maps[1].type, MapType::sockhash);
+  const std::string types[] = {"sk_skb", "sk_skb", "sk_msg", "sock_ops"};
+  ASSERT_EQ(object.program_count, 4u);
+  for (uint32_t i = 0; i < object.program_count; ++i) {
+    const ElfProgram& p = object.programs[i];
+    EXPECT_EQ(p.type_name, types[i]) << p.section;
+    Program decoded;
+    ASSERT_TRUE(decode(p.insns, size_t{p.slots} * 8, DecodeOptions{}, arena, decoded).ok()) << p.section;
+    VerifyOptions options;
+    options.maps = object.maps;
+    options.map_count = object.map_count;
+    options.linux_rules = true;
+    const Verdict v = verify(decoded, testing::linux_type(p.type_name), options, arena);
+    char text[256];
+    describe(v, text, sizeof text);
+    EXPECT_TRUE(v.ok()) << p.section << ": " << text;
+  }
+#endif
 }
 
 }  // namespace
