@@ -1,5 +1,5 @@
 // keel verify FILE.{bin,s} --type T [--map ...] [--unprivileged] [--strict-alignment] [--json]
-// keel verify OBJ.o [--section S] [--function F] [--type T | --default-type T] [--json]
+// keel verify OBJ.o [--section S] [--function F] [--type T | --default-type T] [--btf FILE | --no-btf] [--json]
 // Decodes with the helpers of a Linux program type, verifies, prints the
 // verdict: one line per program, or one JSON object.
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include "args.h"
 #include "json_out.h"
 #include "keel/platform_linux.h"
+#include "kernel_btf.h"
 #include "object_file.h"
 #include "program.h"
 #include "verification.h"
@@ -214,7 +215,11 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
   options.verify = base;
   options.verify.maps = loaded.object().maps;
   options.verify.map_count = loaded.object().map_count;
-  const Check check = check_program(program.insns, size_t{program.slots} * 8, *type, options);
+  Check check = check_program(program.insns, size_t{program.slots} * 8, *type, options);
+  if (!check.accepted()) {
+    const std::string poisoned = core_failure_at(program, check.pc());
+    if (!poisoned.empty()) check.message += " (" + poisoned + ")";
+  }
   const Outcome outcome = check.accepted() ? Outcome::accept : Outcome::reject;
   const SourceLine* line = check.accepted() ? nullptr : find_source_line(program, check.pc());
   std::string where;
@@ -244,10 +249,11 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
 
 int verify_object(const std::string& input, Bytes bytes, const std::string& type_name,
                   const std::string& default_type, Args& args, const std::string& section,
-                  const std::string& function, const VerifyOptions& base, bool json_output) {
+                  const std::string& function, const VerifyOptions& base, bool json_output,
+                  const KernelBtf& btf) {
   if (!type_name.empty()) (void)program_type(args, type_name);
   if (!default_type.empty()) (void)program_type(args, default_type);
-  const LoadedObject loaded(std::move(bytes), type_name, default_type);
+  const LoadedObject loaded(std::move(bytes), type_name, default_type, &btf.bytes);
   if (!loaded.result().ok()) {
     // The object as a whole cannot be loaded: nothing was checked.
     const Outcome outcome = load_outcome(loaded.result().error);
@@ -277,6 +283,10 @@ int verify_object(const std::string& input, Bytes bytes, const std::string& type
   } else if (programs.empty()) {
     std::printf("%s: no autoloaded programs\n", input.c_str());
   }
+  if (!json_output) {
+    const std::string core = core_summary(loaded.object(), btf);
+    if (!core.empty()) std::printf("%s\n", core.c_str());
+  }
   return exit_status(overall);
 }
 
@@ -284,7 +294,8 @@ int verify_object(const std::string& input, Bytes bytes, const std::string& type
 
 int cmd_verify(const std::vector<std::string>& arguments) {
   Args args("verify", arguments);
-  std::string input, type_name, default_type, section, function;
+  std::string input, type_name, default_type, section, function, btf_path;
+  bool no_btf = false;
   std::vector<NamedMap> maps;
   bool json_output = false;
   VerifyOptions options;
@@ -309,6 +320,10 @@ int cmd_verify(const std::vector<std::string>& arguments) {
       options.strict_alignment = true;
     } else if (arg == "--json") {
       json_output = true;
+    } else if (arg == "--btf") {
+      btf_path = args.value_of(arg);
+    } else if (arg == "--no-btf") {
+      no_btf = true;
     } else {
       args.single_input(arg, input);
     }
@@ -319,10 +334,12 @@ int cmd_verify(const std::vector<std::string>& arguments) {
   Bytes bytes = read_file(input);
   if (is_elf(bytes)) {
     if (!maps.empty()) args.fail("--map is for raw programs: an object's maps come from the object");
+    if (no_btf && !btf_path.empty()) args.fail("--btf and --no-btf contradict each other");
     return verify_object(input, std::move(bytes), type_name, default_type, args, section, function, options,
-                         json_output);
+                         json_output, read_kernel_btf(btf_path, no_btf));
   }
   if (!section.empty() || !function.empty()) args.fail("--section and --function select programs of an ELF object");
+  if (!btf_path.empty() || no_btf) args.fail("--btf and --no-btf are for ELF objects (CO-RE relocations)");
   if (!default_type.empty()) args.fail("--default-type is for ELF objects (raw programs take --type)");
   if (type_name.empty()) {
     // Neither an object nor a program: say what the file is not before
