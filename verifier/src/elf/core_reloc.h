@@ -34,7 +34,7 @@ struct CoreTarget {
   ElfError error = ElfError::ok;  // of the preparation (bad_btf, out_of_memory)
   BtfFault fault;
   Btf btf;
-  uint32_t* by_name = nullptr;  // named type ids, sorted by flavor-stripped name then id
+  uint32_t* by_name = nullptr;  // ids of named types that may match, by flavor-stripped name then id
   uint32_t named = 0;
 };
 
