@@ -393,6 +393,34 @@ TEST(CoreRelocation, TypeKinds) {
   EXPECT_EQ(r.program.core_failure_count, 0u);
 }
 
+TEST(CoreRelocation, TypeMatchesIsStricterThanCompatibility) {
+  Kernel kernel;
+  Local local;
+  BtfBuilder& b = local.b;
+  const uint32_t same = b.structure("foo___m", 8, {{"a", local.u32, 0}, {"b", local.s32, 32}});
+  const uint32_t sign = b.structure("foo___n", 4, {{"a", local.s32, 0}});  // a is unsigned in the kernel
+  const uint32_t ptr = b.pointer(local.foo);
+  const uint32_t behind = b.typedef_("foo_ptr", ptr);  // no kernel type of that name
+  Relocated r(b,
+              {{0, same, "0", kCoreTypeMatches},
+               {1, sign, "0", kCoreTypeMatches},
+               {2, local.foo, "0", kCoreTypeMatches},   // 'gone' is not in the kernel's foo
+               {3, local.foo, "0", kCoreTypeExists},    // ... but the types are compatible
+               {4, local.color, "0", kCoreTypeMatches},  // PURPLE is not in the kernel's enum
+               {5, behind, "0", kCoreTypeMatches}},
+              concat({insn(kMov64Imm, 0, 0, 0, 1), insn(kMov64Imm, 0, 0, 0, 1), insn(kMov64Imm, 0, 0, 0, 1),
+                      insn(kMov64Imm, 0, 0, 0, 1), insn(kMov64Imm, 0, 0, 0, 1), insn(kMov64Imm, 0, 0, 0, 1),
+                      insn(kExit, 0, 0, 0, 0)}),
+              &kernel.bytes);
+  ASSERT_TRUE(r.status.ok()) << elf_error_name(r.status.error);
+  EXPECT_EQ(r.imm(0), 1);
+  EXPECT_EQ(r.imm(1), 0);
+  EXPECT_EQ(r.imm(2), 0);
+  EXPECT_EQ(r.imm(3), 1);
+  EXPECT_EQ(r.imm(4), 0);
+  EXPECT_EQ(r.imm(5), 0);
+}
+
 TEST(CoreRelocation, EnumValues) {
   Kernel kernel;
   Local local;

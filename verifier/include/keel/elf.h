@@ -39,7 +39,7 @@ enum class ElfError : uint8_t {
   bad_map_definition,       // BTF `.maps` entry: missing or malformed type/key/value/max_entries
   bad_btf,                  // .BTF header, type or string table malformed
   bad_btf_ext,              // .BTF.ext header or a func/line/CO-RE record table malformed
-  unsupported_core_relocation,  // CO-RE relocation and no kernel BTF given (LoadOptions::kernel_btf), or a kind keel does not apply
+  unsupported_core_relocation,  // CO-RE relocation and no kernel BTF given (LoadOptions::kernel_btf), or on an anonymous type
   unknown_program_type,     // section name maps to no program type and the caller forced none
   no_program,               // TextPrograms::whole_section and no executable `.text`
   too_large,                // a count or size past keel's limits (2^31 instructions, 2^20 maps ...)

@@ -313,6 +313,101 @@ Match types_compatible(const Btf& local, uint32_t local_id, const Btf& target, u
   return Match::error;
 }
 
+// libbpf bpf_core_names_match: an anonymous target matches only an
+// anonymous local; otherwise the flavor-stripped names are equal.
+bool names_match(const Btf& local, uint32_t local_off, const Btf& target, uint32_t target_off) {
+  const char* ln = name_or_empty(local, local_off);
+  const char* tn = name_or_empty(target, target_off);
+  if (*tn == '\0') return *ln == '\0';
+  const size_t ll = core_essential_length(ln), tl = core_essential_length(tn);
+  return ll == tl && same_prefix(ln, tn, ll);
+}
+
+// libbpf __bpf_core_types_match (the "type matches" kind, stricter than
+// compatibility): same kinds (a struct or union behind a pointer may match
+// a forward declaration), integers of the same size and signedness, arrays
+// of the same length, every local member or enumerator present by name in
+// the target, function prototypes argument by argument.
+Match types_match(const Btf& local, uint32_t local_id, const Btf& target, uint32_t target_id, bool behind_ptr,
+                  uint32_t level, Budget& budget) {
+  if (level == 0) return Match::error;
+  for (uint32_t depth = 0; depth < kMaxDepth; ++depth) {
+    if (!budget.take()) return Match::error;
+    BtfType l, t;
+    if (!skip_modifiers(local, local_id, l) || !skip_modifiers(target, target_id, t)) return Match::error;
+    if (!names_match(local, l.name_off, target, t.name_off)) return Match::no;
+    switch (l.kind) {
+      case 0:
+        return t.kind == 0 ? Match::yes : Match::no;
+      case kBtfFwd:
+        if (behind_ptr && t.kind != kBtfFwd)  // kind_flag: a union's forward declaration
+          return (t.kind == kBtfStruct && !l.kind_flag) || (t.kind == kBtfUnion && l.kind_flag) ? Match::yes
+                                                                                              : Match::no;
+        return t.kind == kBtfFwd && l.kind_flag == t.kind_flag ? Match::yes : Match::no;
+      case kBtfEnum: case kBtfEnum64: {
+        if (!is_any_enum(t.kind) || l.size_or_type != t.size_or_type || l.vlen > t.vlen) return Match::no;
+        for (uint32_t i = 0; i < l.vlen; ++i) {
+          bool found = false;
+          for (uint32_t j = 0; j < t.vlen && !found; ++j) {
+            if (!budget.take()) return Match::error;
+            found = names_match(local, enumerator_name(l, i), target, enumerator_name(t, j));
+          }
+          if (!found) return Match::no;
+        }
+        return Match::yes;
+      }
+      case kBtfStruct: case kBtfUnion: {
+        if (behind_ptr) {
+          if (l.kind == t.kind) return Match::yes;
+          return t.kind == kBtfFwd && (l.kind == kBtfUnion) == t.kind_flag ? Match::yes : Match::no;
+        }
+        if (l.kind != t.kind || l.vlen > t.vlen) return Match::no;
+        for (uint32_t i = 0; i < l.vlen; ++i) {
+          bool found = false;
+          for (uint32_t j = 0; j < t.vlen && !found; ++j) {
+            if (!budget.take()) return Match::error;
+            if (!names_match(local, member_name(l, i), target, member_name(t, j))) continue;
+            const Match m = types_match(local, member_type(l, i), target, member_type(t, j), behind_ptr, level - 1, budget);
+            if (m == Match::error) return m;
+            found = m == Match::yes;
+          }
+          if (!found) return Match::no;
+        }
+        return Match::yes;
+      }
+      case kBtfInt:
+        return t.kind == kBtfInt && l.size_or_type == t.size_or_type &&
+                       (int_encoding(l) & kIntSigned) == (int_encoding(t) & kIntSigned)
+                   ? Match::yes
+                   : Match::no;
+      case kBtfPtr:
+        if (t.kind != kBtfPtr) return Match::no;
+        behind_ptr = true;
+        local_id = l.size_or_type;
+        target_id = t.size_or_type;
+        break;
+      case kBtfArray:
+        if (t.kind != kBtfArray || u32(l.extra, 8) != u32(t.extra, 8)) return Match::no;
+        local_id = u32(l.extra, 0);
+        target_id = u32(t.extra, 0);
+        break;
+      case kBtfFuncProto:
+        if (t.kind != kBtfFuncProto || l.vlen != t.vlen) return Match::no;
+        for (uint32_t i = 0; i < l.vlen; ++i) {
+          const Match m = types_match(local, u32(l.extra, uint64_t{i} * 8 + 4), target,
+                                      u32(t.extra, uint64_t{i} * 8 + 4), behind_ptr, level - 1, budget);
+          if (m != Match::yes) return m;
+        }
+        local_id = l.size_or_type;
+        target_id = t.size_or_type;
+        break;
+      default:
+        return Match::no;
+    }
+  }
+  return Match::error;
+}
+
 // libbpf bpf_core_match_member: finds the local member `accessor` names in
 // target type `target_id`, through anonymous members, extending `spec`.
 Match match_member(const Spec& local, const Accessor& accessor, const Btf& target, uint32_t target_id,
@@ -352,6 +447,7 @@ Match match_candidate(const Spec& local, uint32_t kind, const Btf& target, uint3
   spec = Spec{};
   spec.btf = &target;
   spec.root = id;
+  if (kind == kCoreTypeMatches) return types_match(*local.btf, local.root, target, id, false, kCompatLevels, budget);
   if (is_type_kind(kind)) return types_compatible(*local.btf, local.root, target, id, kCompatLevels, budget);
   BtfType t;
   if (is_enumval_kind(kind)) {
@@ -487,7 +583,7 @@ Calc type_value(uint32_t kind, const Spec* spec, Value& out) {
   if (spec == nullptr) return Calc::ok;
   switch (kind) {
     case kCoreTypeIdTarget: out.value = spec->root; out.validate = false; return Calc::ok;
-    case kCoreTypeExists: out.value = 1; return Calc::ok;
+    case kCoreTypeExists: case kCoreTypeMatches: out.value = 1; return Calc::ok;
     case kCoreTypeSize: {
       uint64_t size = 0;
       if (!btf_type_size(*spec->btf, spec->root, size)) return Calc::bad;
@@ -750,7 +846,6 @@ ElfError relocate(Work& w, const uint8_t* record, uint32_t index, uint32_t pc, C
   const char* access = btf_string(w.local, u32(record, 8));
   BtfType local_type;
   if (access == nullptr || !btf_type(w.local, type_id, local_type)) return ElfError::bad_btf_ext;
-  if (kind == kCoreTypeMatches) return ElfError::unsupported_core_relocation;
   Spec& local = w.specs[0];
   local = Spec{};
   if (!parse_local(w.local, type_id, access, kind, local)) return ElfError::bad_btf_ext;

@@ -44,7 +44,8 @@ struct CoreTarget {
 // listed in program.core_failures. Records that libbpf would refuse (a
 // malformed access string, an instruction of the wrong form or value, an
 // ambiguous match) set `status` (bad_btf_ext, or unsupported_core_relocation
-// for a kind keel does not apply or when there is no kernel BTF at all), as
+// for an anonymous local type, as in libbpf, or when there is no kernel BTF
+// at all), as
 // does a kernel BTF that cannot be parsed (bad_btf, section name "kernel
 // BTF"). The result is an error only for out_of_memory.
 [[nodiscard]] ElfResult apply_core_relocations(const File& file, const Btf& local, const BtfExt& ext,
