@@ -805,31 +805,23 @@ const char* last_name(const Spec& spec) {
 struct Span {
   uint32_t first = 0, end = 0;
 };
-Span records_in(const BtfExtBlock& block, const ElfFunction& f) {
-  Span s{0, block.count};
-  if (!block.sorted) return s;
-  const uint64_t begin = uint64_t{f.section_slot} * 8, limit = (uint64_t{f.section_slot} + f.slots) * 8;
+// The first record of a sorted block whose insn_off is at least `offset`.
+uint32_t first_at(const BtfExtBlock& block, uint64_t offset) {
   uint32_t low = 0, high = block.count;
   while (low < high) {
     const uint32_t middle = low + (high - low) / 2;
-    if (u32(block.records, uint64_t{middle} * block.record_size) < begin) {
+    if (u32(block.records, uint64_t{middle} * block.record_size) < offset) {
       low = middle + 1;
     } else {
       high = middle;
     }
   }
-  s.first = low;
-  high = block.count;
-  while (low < high) {
-    const uint32_t middle = low + (high - low) / 2;
-    if (u32(block.records, uint64_t{middle} * block.record_size) < limit) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
-  s.end = low;
-  return s;
+  return low;
+}
+
+Span records_in(const BtfExtBlock& block, const ElfFunction& f) {
+  if (!block.sorted) return Span{0, block.count};
+  return Span{first_at(block, uint64_t{f.section_slot} * 8), first_at(block, (uint64_t{f.section_slot} + f.slots) * 8)};
 }
 
 struct Work {
@@ -924,12 +916,13 @@ size_t core_essential_length(const char* name) {
   return n;
 }
 
-ElfResult apply_core_relocations(const File& file, const Btf& local, const BtfExt& ext, CoreTarget& target,
-                                 Arena& arena, ElfProgram& program, ElfResult& status) {
-  // Pass 1: how many records land in the program (and the first one).
-  uint64_t count = 0;
-  const uint8_t* first = nullptr;
-  uint32_t first_section = 0;
+namespace {
+
+// Calls visit(function, record, index in its block, pc) for every CO-RE
+// record that lands in a function of `program`, function by function, in
+// record order; stops at the first visit that returns false.
+template <class Visit>
+void for_each_record(const BtfExt& ext, const ElfProgram& program, Visit visit) {
   for (uint32_t i = 0; i < program.function_count; ++i) {
     const ElfFunction& f = program.functions[i];
     for (uint32_t b = 0; b < ext.core_relo_blocks; ++b) {
@@ -940,14 +933,28 @@ ElfResult apply_core_relocations(const File& file, const Btf& local, const BtfEx
         const uint8_t* record = block.records + uint64_t{r} * block.record_size;
         const uint64_t slot = u32(record, 0) / 8;
         if (slot < f.section_slot || slot >= uint64_t{f.section_slot} + f.slots) continue;
-        if (first == nullptr) {
-          first = record;
-          first_section = f.section;
-        }
-        ++count;
+        if (!visit(f, record, r, static_cast<uint32_t>(f.pc + (slot - f.section_slot)))) return;
       }
     }
   }
+}
+
+}  // namespace
+
+ElfResult apply_core_relocations(const File& file, const Btf& local, const BtfExt& ext, CoreTarget& target,
+                                 Arena& arena, ElfProgram& program, ElfResult& status) {
+  // Pass 1: how many records land in the program (and the first one).
+  uint64_t count = 0;
+  const uint8_t* first = nullptr;
+  uint32_t first_section = 0;
+  for_each_record(ext, program, [&](const ElfFunction& f, const uint8_t* record, uint32_t, uint32_t) {
+    if (first == nullptr) {
+      first = record;
+      first_section = f.section;
+    }
+    ++count;
+    return true;
+  });
   if (count == 0 || !status.ok()) return {};
   if (target.bytes == nullptr) {
     status = error_at(file, ElfError::unsupported_core_relocation, first_section, u32(first, 0), u32(first, 12));
@@ -959,35 +966,23 @@ ElfResult apply_core_relocations(const File& file, const Btf& local, const BtfEx
     status = ElfResult{prepared, 0, "kernel BTF", target.fault.offset, target.fault.value, nullptr};
     return {};
   }
-  CoreFailure* failures = arena.allocate<CoreFailure>(count);
+  // Every record is 16 bytes of the object in memory: the count fits a size_t.
+  CoreFailure* failures = arena.allocate<CoreFailure>(static_cast<size_t>(count));
   Spec* specs = arena.allocate<Spec>(3);
   if (failures == nullptr || specs == nullptr) return error_at(file, ElfError::out_of_memory, 0, 0);
   program.core_failures = failures;
   Work w{local, target, program, specs};
 
-  // Pass 2: apply them in record order, function by function.
-  for (uint32_t i = 0; i < program.function_count; ++i) {
-    const ElfFunction& f = program.functions[i];
-    for (uint32_t b = 0; b < ext.core_relo_blocks; ++b) {
-      const BtfExtBlock& block = ext.core_relo[b];
-      if (block.section != f.section) continue;
-      const Span span = records_in(block, f);
-      for (uint32_t r = span.first; r < span.end; ++r) {
-        const uint8_t* record = block.records + uint64_t{r} * block.record_size;
-        const uint64_t slot = u32(record, 0) / 8;
-        if (slot < f.section_slot || slot >= uint64_t{f.section_slot} + f.slots) continue;
-        const uint32_t pc = static_cast<uint32_t>(f.pc + (slot - f.section_slot));
-        const ElfError e = relocate(w, record, r, pc, failures);
-        if (e != ElfError::ok) {
-          ElfResult bad = error_at(file, e, f.section, u32(record, 0), u32(record, 12));
-          BtfType t;
-          if (btf_type(local, u32(record, 4), t)) bad.symbol = btf_string(local, t.name_off);
-          status = bad;
-          return {};
-        }
-      }
-    }
-  }
+  // Pass 2: apply them; the first one libbpf would refuse sets `status`.
+  for_each_record(ext, program, [&](const ElfFunction& f, const uint8_t* record, uint32_t index, uint32_t pc) {
+    const ElfError e = relocate(w, record, index, pc, failures);
+    if (e == ElfError::ok) return true;
+    status = error_at(file, e, f.section, u32(record, 0), u32(record, 12));
+    BtfType t;
+    if (btf_type(local, u32(record, 4), t)) status.symbol = btf_string(local, t.name_off);
+    return false;
+  });
+  if (!status.ok()) return {};
   heap_sort(failures, program.core_failure_count,
             [](const CoreFailure& a, const CoreFailure& b) { return a.pc < b.pc; });
   return {};
