@@ -127,14 +127,20 @@ std::string entry_json(const Entry& entry) {
 // the file, the overall verdict (that of the exit status), the maps, and
 // one entry per program. `reason`/`message` are set when the file as a
 // whole could not be checked (then `programs` is empty).
+// `btf` (objects only): the kernel BTF of their CO-RE relocations, as
+// "kernel_btf" (a path, or null for none).
 void print_report(const std::string& input, Outcome overall, const JsonArray& maps, const JsonArray& programs,
-                  const std::string& reason = "", const std::string& message = "") {
+                  const std::string& reason = "", const std::string& message = "", const KernelBtf* btf = nullptr) {
   JsonObject json;
   json.add("file", input).add("verdict", outcome_name(overall));
   if (reason.empty())
     json.null("reason").null("message");
   else
     json.add("reason", reason).add("message", message);
+  if (btf != nullptr && btf->given())
+    json.add("kernel_btf", btf->path);
+  else if (btf != nullptr)
+    json.null("kernel_btf");
   json.raw("maps", maps.str()).raw("programs", programs.str());
   std::printf("%s\n", json.str().c_str());
 }
@@ -260,7 +266,7 @@ int verify_object(const std::string& input, Bytes bytes, const std::string& type
     const std::string reason = elf_error_name(loaded.result().error);
     const std::string message = elf_message(loaded.result());
     if (json_output) {
-      print_report(input, outcome, JsonArray(), JsonArray(), reason, message);
+      print_report(input, outcome, JsonArray(), JsonArray(), reason, message, &btf);
     } else {
       std::printf("%s %s: %s\n", outcome == Outcome::error ? "ERROR" : "UNSUPPORTED", input.c_str(), message.c_str());
     }
@@ -279,7 +285,7 @@ int verify_object(const std::string& input, Bytes bytes, const std::string& type
     const Object& object = loaded.object();
     for (uint32_t i = 0; i < object.map_count; ++i)
       maps.push(object.map_info[i].name != nullptr ? json_quote(object.map_info[i].name) : "null");
-    print_report(input, overall, maps, list);
+    print_report(input, overall, maps, list, "", "", &btf);
   } else if (programs.empty()) {
     std::printf("%s: no autoloaded programs\n", input.c_str());
   }

@@ -465,7 +465,10 @@ PY
     stdout_has '^FAIL kprobe/do_exit/read_pid .*bpf_core_poison: CO-RE relocation #0 \(field byte offset\) of .task_like. field .pid.'
     stdout_has '^CO-RE: 1 relocation against absent.btf, 1 poisoned \(bpf_core_poison\)$'
     expect 1 "$KEEL" verify "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --function read_pid --btf absent.btf --json
-    json_check "d['programs'][0]['reason'] == 'unknown_helper' and 'bpf_core_poison' in d['programs'][0]['message']"
+    json_check "d['programs'][0]['reason'] == 'unknown_helper' and 'bpf_core_poison' in d['programs'][0]['message']
+      and d['kernel_btf'] == 'absent.btf'"
+    expect 2 "$KEEL" verify "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --no-btf --json
+    json_check "d['kernel_btf'] is None"
     expect 2 "$KEEL" verify "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --btf "$DATA/verify-ok.s"
     stderr_has 'not BTF'
     expect 2 "$KEEL" verify "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --btf nope.btf
