@@ -9,27 +9,30 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
-#include "args.h"
+#include "commands.h"
 #include "json_out.h"
 #include "keel/platform_linux.h"
 #include "linux_loader.h"
 #include "object_file.h"
 #include "program.h"
 #include "verification.h"
-#include "verify_args.h"
+#include "program_options.h"
 
 namespace keel::cli {
 
 namespace {
 
 struct Options {
+  std::vector<std::string> inputs;
   std::string type_name;
   std::string section;
   std::string function;
-  std::vector<NamedMap> maps;
+  std::vector<std::string> map_texts;
+  std::vector<NamedMap> maps;  // map_texts, parsed
   uint32_t runs = 5;
   bool strict_alignment = false;
   bool linux_log = false;
@@ -229,11 +232,11 @@ void compare(const Options& options, const BpfSys& sys, std::string& denied, Sub
   rows.push_back(std::move(row));
 }
 
-void compare_file(const std::string& path, Args& args, const Options& options, const BpfSys& sys, std::string& denied,
+void compare_file(const std::string& path, const Options& options, const BpfSys& sys, std::string& denied,
                   std::vector<Row>& rows) {
   Bytes bytes = read_file(path);
   if (is_elf(bytes)) {
-    if (!options.maps.empty()) args.fail("--map is for raw programs: an object's maps come from the object");
+    if (!options.maps.empty()) usage_error("compare", "--map is for raw programs: an object's maps come from the object");
     const LoadedObject loaded(std::move(bytes), options.type_name);
     if (!loaded.result().ok()) {
       Subject subject;
@@ -249,9 +252,12 @@ void compare_file(const std::string& path, Args& args, const Options& options, c
     return;
   }
   if (!options.section.empty() || !options.function.empty())
-    args.fail(path + ": --section and --function select programs of an ELF object");
-  if (options.type_name.empty()) args.fail(path + ": missing --type T (one of: " + program_type_names() + ")");
-  (void)program_type(args, options.type_name);
+    usage_error("compare", path + ": --section and --function select programs of an ELF object");
+  if (options.type_name.empty())
+    usage_error("compare", path + ": missing --type T (one of: " + program_type_names() + ")");
+  if (keel_program_type(options.type_name) == nullptr)
+    usage_error("compare", path + ": unknown program type '" + options.type_name + "' (one of: " +
+                               program_type_names() + ")");
   const Bytes program = program_from_bytes(path, std::move(bytes));
   std::vector<MapDescriptor> maps;
   for (const NamedMap& named : options.maps) maps.push_back(named.map);
@@ -339,132 +345,66 @@ void print_table(const std::vector<Row>& rows, const Options& options, const std
   std::printf("\n");
 }
 
-void print_json(const std::vector<Row>& rows, const Options& options, const std::string& denied) {
-  JsonArray programs;
+void print_json_report(const std::vector<Row>& rows, const Options& options, const std::string& denied) {
+  Json programs = Json::array();
   for (const Row& row : rows) {
     const Subject& subject = row.subject;
-    JsonObject json;
-    json.add("name", subject.label).add("file", subject.file);
-    if (subject.section.empty())
-      json.null("section").null("function");
-    else
-      json.add("section", subject.section).add("function", subject.function);
-    json.add("type", subject.type).add("insns", uint64_t{subject.insn_count});
-    json.add("linux_verdict", side_name(row.linux_side));
-    if (row.linux_message.empty())
-      json.null("linux_message");
-    else
-      json.add("linux_message", row.linux_message);
-    if (row.linux_result.error != 0 && row.linux_side != Side::none)
-      json.add("linux_errno", errno_name(row.linux_result.error));
-    else
-      json.null("linux_errno");
-    const bool timed = row.linux_side != Side::none && row.linux_result.verification_us >= 0;
-    if (timed)
-      json.add("linux_verification_us", static_cast<uint64_t>(row.linux_result.verification_us));
-    else
-      json.null("linux_verification_us");
-    if (row.linux_side != Side::none && row.linux_result.log.processed_insns >= 0)
-      json.add("linux_processed_insns", static_cast<uint64_t>(row.linux_result.log.processed_insns));
-    else
-      json.null("linux_processed_insns");
-    if (options.linux_log) json.add("linux_log", row.linux_result.log_text);
-    json.add("keel_verdict", row.keel_side == Side::none ? row.keel_unchecked : side_name(row.keel_side));
-    if (row.keel_pc >= 0)
-      json.add("keel_pc", static_cast<uint64_t>(row.keel_pc));
-    else
-      json.null("keel_pc");
-    if (row.keel_reason.empty())
-      json.null("keel_reason");
-    else
-      json.add("keel_reason", row.keel_reason);
-    if (row.keel_message.empty())
-      json.null("keel_message");
-    else
-      json.add("keel_message", row.keel_message);
-    if (row.keel_side != Side::none)
-      json.add("keel_verify_ns", row.keel_ns);
-    else
-      json.null("keel_verify_ns");
-    if (row.compared())
-      json.boolean("agree", row.keel_side == row.linux_side);
-    else
-      json.null("agree");
-    if (row.has_ratio()) {
-      char ratio[32];
-      std::snprintf(ratio, sizeof ratio, "%.3f", row.ratio());
-      json.raw("ratio", ratio);
-    } else {
-      json.null("ratio");
-    }
-    programs.push(json.str());
+    const bool linux_ran = row.linux_side != Side::none;
+    Json json;
+    json["name"] = subject.label;
+    json["file"] = subject.file;
+    json["section"] = string_or_null(subject.section);
+    json["function"] = subject.section.empty() ? Json() : Json(subject.function);
+    json["type"] = subject.type;
+    json["insns"] = subject.insn_count;
+    json["linux_verdict"] = side_name(row.linux_side);
+    json["linux_message"] = string_or_null(row.linux_message);
+    json["linux_errno"] = row.linux_result.error != 0 && linux_ran ? Json(errno_name(row.linux_result.error)) : Json();
+    json["linux_verification_us"] =
+        linux_ran && row.linux_result.verification_us >= 0 ? Json(row.linux_result.verification_us) : Json();
+    json["linux_processed_insns"] =
+        linux_ran && row.linux_result.log.processed_insns >= 0 ? Json(row.linux_result.log.processed_insns) : Json();
+    if (options.linux_log) json["linux_log"] = row.linux_result.log_text;
+    json["keel_verdict"] = row.keel_side == Side::none ? row.keel_unchecked : side_name(row.keel_side);
+    json["keel_pc"] = row.keel_pc >= 0 ? Json(row.keel_pc) : Json();
+    json["keel_reason"] = string_or_null(row.keel_reason);
+    json["keel_message"] = string_or_null(row.keel_message);
+    json["keel_verify_ns"] = row.keel_side != Side::none ? Json(row.keel_ns) : Json();
+    json["agree"] = row.compared() ? Json(row.keel_side == row.linux_side) : Json();
+    // Three decimals, as a number.
+    json["ratio"] = row.has_ratio() ? Json(std::round(row.ratio() * 1000.0) / 1000.0) : Json();
+    programs.push_back(json);
   }
   const Totals totals = totals_of(rows);
-  JsonObject summary;
-  summary.add("programs", uint64_t{rows.size()})
-      .add("agree", uint64_t{totals.agree})
-      .add("disagree", uint64_t{totals.disagree})
-      .add("not_compared", uint64_t{totals.uncompared})
-      .add("agreeing_linux_verification_us", static_cast<uint64_t>(totals.linux_us))
-      .add("agreeing_keel_verify_ns", totals.keel_ns);
-  JsonObject json;
-  json.add("kernel", kernel_release()).add("runs", uint64_t{options.runs});
-  if (denied.empty())
-    json.null("linux_unavailable");
-  else
-    json.add("linux_unavailable", denied);
-  json.raw("programs", programs.str()).raw("summary", summary.str());
-  std::printf("%s\n", json.str().c_str());
+  Json summary;
+  summary["programs"] = rows.size();
+  summary["agree"] = totals.agree;
+  summary["disagree"] = totals.disagree;
+  summary["not_compared"] = totals.uncompared;
+  summary["agreeing_linux_verification_us"] = totals.linux_us;
+  summary["agreeing_keel_verify_ns"] = totals.keel_ns;
+  Json json;
+  json["kernel"] = kernel_release();
+  json["runs"] = options.runs;
+  json["linux_unavailable"] = string_or_null(denied);
+  json["programs"] = programs;
+  json["summary"] = summary;
+  print_json(json);
 }
 
-}  // namespace
-
-int cmd_compare(const std::vector<std::string>& arguments) {
-  Args args("compare", arguments);
-  Options options;
-  std::vector<std::string> inputs;
-  while (!args.done()) {
-    const std::string& arg = args.take();
-    if (arg == "--type") {
-      options.type_name = args.value_of(arg);
-    } else if (arg == "--map") {
-      options.maps.push_back(parse_map(args, args.value_of(arg)));
-    } else if (arg == "--section") {
-      options.section = args.value_of(arg);
-    } else if (arg == "--function") {
-      options.function = args.value_of(arg);
-    } else if (arg == "--runs") {
-      uint64_t runs = 0;
-      if (!parse_u64(args.value_of(arg), runs) || runs == 0 || runs > 1000)
-        args.fail("--runs wants a number from 1 to 1000");
-      options.runs = static_cast<uint32_t>(runs);
-    } else if (arg == "--strict-alignment") {
-      options.strict_alignment = true;
-    } else if (arg == "--linux-log") {
-      options.linux_log = true;
-    } else if (arg == "--json") {
-      options.json = true;
-    } else if (Args::is_option(arg)) {
-      args.unknown(arg);
-    } else {
-      inputs.push_back(arg);
-    }
-  }
-  if (inputs.empty()) args.fail("missing input file (keel compare FILE.{bin,s,o}... [options])");
-  // An object's programs may have a type only the kernel knows (keel's
-  // side then says it does not model it); a raw program's is checked
-  // against keel's types where it is read.
+bool kernel_knows_type(const std::string& name) {
   LinuxProgramType unused;
-  if (!options.type_name.empty() && find_program_type(linux_platform(), options.type_name.c_str()) == nullptr &&
-      !linux_program_type(options.type_name, "", unused).empty())
-    (void)program_type(args, options.type_name);
+  return linux_program_type(name, "", unused).empty();
+}
 
+int compare_all(Options options) {
+  options.maps = named_maps(options.map_texts);
   const BpfSys sys = system_bpf();
   std::string denied;
   std::vector<Row> rows;
-  for (const std::string& input : inputs) compare_file(input, args, options, sys, denied, rows);
+  for (const std::string& input : options.inputs) compare_file(input, options, sys, denied, rows);
   if (options.json) {
-    print_json(rows, options, denied);
+    print_json_report(rows, options, denied);
   } else {
     print_table(rows, options, denied);
   }
@@ -476,6 +416,27 @@ int cmd_compare(const std::vector<std::string>& arguments) {
     if (row.keel_side == Side::reject) status = kExitTrap;
   }
   return status;
+}
+
+}  // namespace
+
+Run declare_compare(CLI::App& app) {
+  auto options = std::make_shared<Options>();
+  app.add_option("input", options->inputs, "raw programs (.bin, .s: as for verify) and ELF objects (.o)")
+      ->required()
+      ->type_name("FILE...");
+  // An object's programs may have a type only the kernel knows (keel's
+  // side then says it does not model it); a raw program's must be keel's.
+  add_type(app, "--type", options->type_name, "Linux program type: required for raw programs", &kernel_knows_type);
+  add_maps(app, options->map_texts);
+  app.add_option("--section", options->section, "only the programs of this section of an object");
+  app.add_option("--function", options->function, "only this program (function) of an object");
+  add_number(app, "--runs", options->runs, 1, 1000, "verifications per side; the time shown is their median (5)");
+  app.add_flag("--strict-alignment", options->strict_alignment, "as BPF_F_STRICT_ALIGNMENT, on both sides");
+  app.add_flag("--linux-log", options->linux_log, "add the kernel verifier's log (level 1)");
+  app.add_flag("--json", options->json, "one JSON object instead of the table");
+  // `keel compare --btf FILE` (kernel BTF for CO-RE) is declared here too.
+  return [options] { return compare_all(*options); };
 }
 
 }  // namespace keel::cli
