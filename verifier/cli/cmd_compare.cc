@@ -7,9 +7,11 @@
 // 1 one rejected, 2 one could not be checked), also when bpf(2) is refused
 // (then only keel's side is shown, under one line that says so).
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <cstdio>
 #include <sstream>
 
@@ -52,8 +54,10 @@ struct Subject {
   uint32_t insn_count = 0;
   const MapDescriptor* maps = nullptr;
   uint32_t map_count = 0;
-  std::vector<LinuxMap> linux_maps;
+  std::vector<LinuxMap> linux_maps;  // raw programs, and objects libbpf cannot open
   std::string license = "GPL";
+  std::shared_ptr<const Bytes> object;  // ELF only: the whole object, for libbpf
+  std::string type_override;            // ELF only: --type
   std::string not_loaded;  // keel's ELF loader could not prepare the program: neither side runs
   const char* unchecked = "error";  // with not_loaded: "error" or "unsupported" (load_error_verdict)
 };
@@ -82,6 +86,7 @@ struct Row {
   uint64_t keel_ns = 0;      // median of the runs
   Side linux_side = Side::none;
   LinuxResult linux_result;
+  std::string linux_loader;   // what loaded it: "libbpf", "keel" (raw), "keel, without BTF (why)"
   std::string linux_message;  // the rejection, or why Linux did not run ("" after a refused bpf(2))
 
   bool compared() const { return keel_side != Side::none && linux_side != Side::none; }
@@ -143,30 +148,79 @@ void run_keel(const Options& options, Row& row) {
   }
 }
 
-// `denied` is set (and Linux no longer tried) once bpf(2) is refused.
-void run_linux(const Options& options, const BpfSys& sys, std::string& denied, Row& row) {
-  const Subject& subject = row.subject;
-  if (!denied.empty()) return;
-  if (!subject.not_loaded.empty()) {
-    row.linux_message = "not loaded: keel's ELF loader could not prepare the program";
-    return;
-  }
-  LinuxRequest request;
-  const std::string problem = linux_program_type(subject.type, subject.section, request.type);
-  if (!problem.empty()) {
-    row.linux_message = subject.type.empty() ? "no program type for the section (use --type)" : problem;
-    return;
-  }
+// What one `keel compare` run carries from program to program.
+struct Comparison {
+  Options options;
+  std::string denied;  // set (and Linux no longer tried) once bpf(2) is refused
+  std::vector<Row> rows;
+  size_t file_index = 0;
+  bool progress = false;  // a progress line on stderr, a terminal
+};
+
+LoadSettings load_settings(const Options& options) {
+  LoadSettings settings;
+  settings.strict_alignment = options.strict_alignment;
+  settings.full_log = options.linux_log;
+  settings.runs = options.runs;
+  settings.warm_up = true;
+  return settings;
+}
+
+// keel's relocated copy of the program, with maps made from keel's
+// reading of the object (or the --map options): no BTF.
+LinuxResult load_without_btf(const Options& options, const Subject& subject, std::string& problem) {
+  RawRequest request;
+  problem = linux_program_type(subject.type, subject.section, request.type);
+  if (!problem.empty()) return LinuxResult{};
   request.insns = subject.insns;
   request.slots = subject.slots;
   request.maps = subject.linux_maps.data();
   request.map_count = subject.linux_maps.size();
   request.license = subject.license;
-  request.strict_alignment = options.strict_alignment;
-  request.full_log = options.linux_log;
-  request.runs = options.runs;
-  request.warm_up = true;
-  row.linux_result = load_in_linux(sys, request);
+  return load_raw_in_linux(request, load_settings(options));
+}
+
+void run_linux(Comparison& run, Row& row) {
+  const Subject& subject = row.subject;
+  if (!run.denied.empty()) return;
+  if (subject.object == nullptr && !subject.not_loaded.empty()) {
+    row.linux_message = "not loaded: keel's ELF loader could not read the object";
+    return;
+  }
+  if (subject.object != nullptr) {
+    // The object as libbpf loads it: BTF, func_info, line_info, its maps.
+    ObjectRequest request;
+    request.bytes = subject.object->data();
+    request.size = subject.object->size();
+    request.name = file_name(subject.file);
+    request.section = subject.section;
+    request.function = subject.function;
+    request.type = subject.type_override;
+    request.fallback_type = subject.type;
+    row.linux_result = load_object_in_linux(request, load_settings(run.options));
+    row.linux_loader = "libbpf";
+    if (row.linux_result.object_unopened && subject.not_loaded.empty()) {
+      // libbpf 1.x refuses some objects whole (legacy SEC("maps")
+      // definitions, ...): keel's relocated copy, without BTF, is the
+      // closest the kernel can get.
+      std::string problem;
+      const std::string why = row.linux_result.message;
+      row.linux_result = load_without_btf(run.options, subject, problem);
+      row.linux_loader = "keel, without BTF (" + why + ")";
+      if (!problem.empty()) {
+        row.linux_message = problem;
+        return;
+      }
+    }
+  } else {
+    std::string problem;
+    row.linux_result = load_without_btf(run.options, subject, problem);
+    row.linux_loader = "keel";
+    if (!problem.empty()) {
+      row.linux_message = subject.type.empty() ? "no program type for the section (use --type)" : problem;
+      return;
+    }
+  }
   switch (row.linux_result.outcome) {
     case LinuxOutcome::accepted:
       row.linux_side = Side::accept;
@@ -179,7 +233,7 @@ void run_linux(const Options& options, const BpfSys& sys, std::string& denied, R
       row.linux_message = row.linux_result.message;
       break;
     case LinuxOutcome::not_permitted:
-      denied = row.linux_result.message;
+      run.denied = row.linux_result.message;
       break;
   }
 }
@@ -195,14 +249,18 @@ Subject raw_subject(const std::string& path, const Bytes& bytes, const Options& 
   subject.insn_count = static_cast<uint32_t>(subject.slots);
   subject.maps = maps.data();
   subject.map_count = static_cast<uint32_t>(maps.size());
-  for (const NamedMap& named : options.maps) subject.linux_maps.push_back(linux_map(named.kind, named.map));
+  for (const NamedMap& named : options.maps)
+    subject.linux_maps.push_back(linux_map(named.kind, named.type_name, named.map));
   return subject;
 }
 
-Subject object_subject(const std::string& path, const LoadedObject& loaded, const ElfProgram& program) {
+Subject object_subject(const std::string& path, const std::shared_ptr<const Bytes>& bytes, const Options& options,
+                       const LoadedObject& loaded, const ElfProgram& program) {
   Subject subject;
   const Object& object = loaded.object();
   subject.file = path;
+  subject.object = bytes;
+  subject.type_override = options.type_name;
   subject.section = program.section != nullptr ? program.section : "";
   subject.function = program.name != nullptr ? program.name : "";
   subject.label = file_name(path) + ":" + program_label(program);
@@ -222,21 +280,27 @@ Subject object_subject(const std::string& path, const LoadedObject& loaded, cons
   return subject;
 }
 
-void compare(const Options& options, const BpfSys& sys, std::string& denied, Subject subject, std::vector<Row>& rows) {
+void compare(Comparison& run, Subject subject) {
+  if (run.progress) {
+    std::fprintf(stderr, "\r\033[Kcompare: file %zu/%zu, program %zu: %s", run.file_index + 1,
+                 run.options.inputs.size(), run.rows.size() + 1, subject.label.c_str());
+    std::fflush(stderr);
+  }
   Row row;
   row.subject = std::move(subject);
   // Linux first: the verdict a user porting a program asks about, and a
   // refused bpf(2) is known before keel's side is printed.
-  run_linux(options, sys, denied, row);
-  run_keel(options, row);
-  rows.push_back(std::move(row));
+  run_linux(run, row);
+  run_keel(run.options, row);
+  run.rows.push_back(std::move(row));
 }
 
-void compare_file(const std::string& path, const Options& options, const BpfSys& sys, std::string& denied,
-                  std::vector<Row>& rows) {
+void compare_file(Comparison& run, const std::string& path) {
+  const Options& options = run.options;
   Bytes bytes = read_file(path);
   if (is_elf(bytes)) {
     if (!options.maps.empty()) usage_error("compare", "--map is for raw programs: an object's maps come from the object");
+    const auto object = std::make_shared<const Bytes>(bytes);
     const LoadedObject loaded(std::move(bytes), options.type_name);
     if (!loaded.result().ok()) {
       Subject subject;
@@ -244,11 +308,11 @@ void compare_file(const std::string& path, const Options& options, const BpfSys&
       subject.label = file_name(path);
       subject.not_loaded = "load: " + elf_message(loaded.result());
       subject.unchecked = load_error_verdict(loaded.result().error);
-      compare(options, sys, denied, std::move(subject), rows);
+      compare(run, std::move(subject));
       return;
     }
     for (const ElfProgram* program : loaded.select("compare", options.section, options.function))
-      compare(options, sys, denied, object_subject(path, loaded, *program), rows);
+      compare(run, object_subject(path, object, options, loaded, *program));
     return;
   }
   if (!options.section.empty() || !options.function.empty())
@@ -261,7 +325,7 @@ void compare_file(const std::string& path, const Options& options, const BpfSys&
   const Bytes program = program_from_bytes(path, std::move(bytes));
   std::vector<MapDescriptor> maps;
   for (const NamedMap& named : options.maps) maps.push_back(named.map);
-  compare(options, sys, denied, raw_subject(path, program, options, maps), rows);
+  compare(run, raw_subject(path, program, options, maps));
 }
 
 std::string microseconds(uint64_t ns) {
@@ -358,6 +422,7 @@ void print_json_report(const std::vector<Row>& rows, const Options& options, con
     json["type"] = subject.type;
     json["insns"] = subject.insn_count;
     json["linux_verdict"] = side_name(row.linux_side);
+    json["linux_loader"] = string_or_null(row.linux_loader);
     json["linux_message"] = string_or_null(row.linux_message);
     json["linux_errno"] = row.linux_result.error != 0 && linux_ran ? Json(errno_name(row.linux_result.error)) : Json();
     json["linux_verification_us"] =
@@ -399,14 +464,18 @@ bool kernel_knows_type(const std::string& name) {
 
 int compare_all(Options options) {
   options.maps = named_maps(options.map_texts);
-  const BpfSys sys = system_bpf();
-  std::string denied;
-  std::vector<Row> rows;
-  for (const std::string& input : options.inputs) compare_file(input, options, sys, denied, rows);
+  Comparison run;
+  run.options = options;
+  // Many programs take a while (the corpus: minutes): say where it is.
+  run.progress = isatty(STDERR_FILENO) != 0;
+  for (run.file_index = 0; run.file_index < options.inputs.size(); ++run.file_index)
+    compare_file(run, options.inputs[run.file_index]);
+  if (run.progress) std::fprintf(stderr, "\r\033[K");
+  const std::vector<Row>& rows = run.rows;
   if (options.json) {
-    print_json_report(rows, options, denied);
+    print_json_report(rows, options, run.denied);
   } else {
-    print_table(rows, options, denied);
+    print_table(rows, options, run.denied);
   }
   // The exit-code contract (cli.h) on keel's side: a program keel could
   // not check outweighs a rejection.

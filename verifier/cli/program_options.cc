@@ -100,6 +100,7 @@ bool parse_map(const std::string& text, NamedMap& out, std::string& error) {
   error = "--map wants KIND:TYPE:KEY:VALUE:ENTRIES with TYPE one of " + map_type_names() + ", got '" + text + "'";
   if (fields.size() != 5 || fields[0].empty()) return false;
   out.kind = fields[0];
+  out.type_name = fields[1];
   bool known = false;
   for (const MapTypeName& entry : kMapTypes) {
     if (fields[1] == entry.name) {

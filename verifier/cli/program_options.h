@@ -15,6 +15,7 @@ namespace keel::cli {
 // A --map: the map and the name (KIND) the user gave it.
 struct NamedMap {
   std::string kind;
+  std::string type_name;  // as given: libbpf's name of the map type
   MapDescriptor map;
 };
 
