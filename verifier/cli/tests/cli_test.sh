@@ -300,6 +300,44 @@ case $CASE in
     if ! grep -q 'not permitted' out.txt; then
       stdout_has '^verify-map\.s +socket_filter +accept +accept +yes +[0-9]+ +[0-9.]+ '
     fi ;;
+  compare_btf)
+    # Programs the kernel loads only with the object's BTF (a bpf_loop
+    # callback's func_info, a spin lock's map BTF): compare loads them
+    # through libbpf, so the kernel accepts both. Whatever keel says of
+    # them (exit 0 or 1), the Linux side is the point here.
+    [ -n "${KEEL_BPF_OBJECT_DIR:-}" ] || { echo "skipped: no BPF test objects (clang missing)"; exit 77; }
+    unset KEEL_COMPARE_DENY_BPF
+    "$KEEL" compare "$KEEL_BPF_OBJECT_DIR/btf_needed.bpf.o" --runs 1 --json >out.txt 2>err.txt; got=$?
+    [ "$got" -le 1 ] || fail "compare exited $got"
+    if python3 -c 'import json, sys; sys.exit(0 if json.load(open("out.txt"))["linux_unavailable"] else 1)'; then
+      echo "skipped: bpf(2) is not permitted here, so the kernel side cannot be checked"; exit 77
+    fi
+    json_check "sorted((p['function'], p['linux_verdict'], p['linux_loader']) for p in d['programs']) ==
+      [('locked_count', 'accept', 'libbpf'), ('loop_callback', 'accept', 'libbpf')]"
+    json_check "all(p['agree'] is not None for p in d['programs'])"
+    # Without the object's BTF (KEEL_COMPARE_DENY_BPF) nothing is compared,
+    # never agreed on.
+    expect 1 env KEEL_COMPARE_DENY_BPF=1 "$KEEL" compare "$KEEL_BPF_OBJECT_DIR/btf_needed.bpf.o" --runs 1 --json
+    json_check "all(p['agree'] is None and p['linux_verdict'] == 'n/a' for p in d['programs'])" ;;
+  compare_na)
+    # What cannot reach the kernel's verifier is n/a with the reason, never
+    # an agreement or a disagreement: a map with no inner map, a CO-RE
+    # relocation keel cannot apply, an object keel cannot read.
+    [ -n "${KEEL_BPF_OBJECT_DIR:-}" ] || { echo "skipped: no BPF test objects (clang missing)"; exit 77; }
+    unset KEEL_COMPARE_DENY_BPF
+    "$KEEL" compare "$KEEL_BPF_OBJECT_DIR/legacy_map_in_map.bpf.o" "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --runs 1 --json \
+      >out.txt 2>err.txt
+    [ $? -eq 2 ] || fail "expected exit 2 (core.bpf.o's read_pid is unsupported by keel)"
+    if python3 -c 'import json, sys; sys.exit(0 if json.load(open("out.txt"))["linux_unavailable"] else 1)'; then
+      echo "skipped: bpf(2) is not permitted here, so the kernel side cannot be checked"; exit 77
+    fi
+    json_check "[(p['function'], p['linux_verdict'], p['agree']) for p in d['programs'] if p['function'] != 'no_core'] ==
+      [('lookup_port', 'n/a', None), ('read_pid', 'n/a', None)] and
+      all(p['linux_message'] for p in d['programs'] if p['linux_verdict'] == 'n/a') and
+      d['summary']['not_compared'] == 2"
+    "$KEEL" compare "$KEEL_BPF_OBJECT_DIR/legacy_map_in_map.bpf.o" --runs 1 >out.txt 2>err.txt
+    stdout_has '^legacy_map_in_map\.bpf\.o:socket1/lookup_port +socket_filter +n/a +accept +- '
+    stdout_has '^    linux: .*holds maps' ;;
   version)
     # --version and -V: CMake's project version, and the commit when built from git.
     expect 0 "$KEEL" --version; stdout_has '^keel [0-9]+\.[0-9]+\.[0-9]+( \([0-9a-f]+\))?$'
