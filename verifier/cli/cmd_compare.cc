@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <cstdio>
 #include <sstream>
@@ -370,6 +371,26 @@ Totals totals_of(const std::vector<Row>& rows) {
   return totals;
 }
 
+// The reasons rows were not compared, with their counts, most frequent
+// first: the side that could not give a verdict and why (a libbpf or
+// kernel reason, or keel's "error" / "unsupported").
+std::vector<std::pair<size_t, std::string>> uncompared_reasons(const std::vector<Row>& rows) {
+  std::map<std::string, size_t> counts;
+  for (const Row& row : rows) {
+    if (row.compared()) continue;
+    // keel's side first: a program keel could not check is exit status 2.
+    const std::string reason =
+        row.keel_side == Side::none
+            ? std::string("keel ") + row.keel_unchecked
+            : "linux n/a: " + (row.linux_message.empty() ? std::string("not loaded") : row.linux_message);
+    ++counts[reason];
+  }
+  std::vector<std::pair<size_t, std::string>> sorted;
+  for (const auto& [reason, count] : counts) sorted.emplace_back(count, reason);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  return sorted;
+}
+
 void print_table(const std::vector<Row>& rows, const Options& options, const std::string& denied) {
   std::printf(
       "kernel: %s; times: median of %u runs after a warm-up (linux: the log's verification time, keel: decode + "
@@ -407,6 +428,12 @@ void print_table(const std::vector<Row>& rows, const Options& options, const std
                 microseconds(totals.keel_ns).c_str(),
                 static_cast<double>(totals.linux_us) * 1000.0 / static_cast<double>(totals.keel_ns));
   std::printf("\n");
+  // Why the others were not compared, most frequent first (once bpf(2) is
+  // refused, the line above the table already says it for all of them).
+  if (denied.empty()) {
+    for (const auto& [count, reason] : uncompared_reasons(rows))
+      std::printf("  not compared: %zu %s\n", count, reason.c_str());
+  }
 }
 
 void print_json_report(const std::vector<Row>& rows, const Options& options, const std::string& denied) {
