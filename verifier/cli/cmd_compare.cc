@@ -5,15 +5,17 @@
 // as a table or one JSON object. Disagreement is data, not an error: the
 // exit status is keel's, as for `keel verify` (0 every program accepted,
 // 1 one rejected, 2 one could not be checked), also when bpf(2) is refused
-// (then only keel's side is shown, under one line that says so).
+// (then only keel's side is shown, under one line that says so). A program
+// that cannot reach one side's verifier is n/a there, with the reason, and
+// is counted as not compared.
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <memory>
-#include <cstdio>
 #include <sstream>
 
 #include "commands.h"
@@ -22,8 +24,8 @@
 #include "linux_loader.h"
 #include "object_file.h"
 #include "program.h"
-#include "verification.h"
 #include "program_options.h"
+#include "verification.h"
 
 namespace keel::cli {
 

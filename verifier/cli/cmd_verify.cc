@@ -11,8 +11,8 @@
 #include "keel/platform_linux.h"
 #include "object_file.h"
 #include "program.h"
-#include "verification.h"
 #include "program_options.h"
+#include "verification.h"
 
 namespace keel::cli {
 
