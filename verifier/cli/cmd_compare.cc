@@ -202,7 +202,7 @@ void run_linux(Comparison& run, Row& row) {
     request.fallback_type = subject.type;
     row.linux_result = load_object_in_linux(request, load_settings(run.options));
     row.linux_loader = "libbpf";
-    if (row.linux_result.object_unopened && subject.not_loaded.empty()) {
+    if (row.linux_result.libbpf_cannot_prepare && subject.not_loaded.empty()) {
       // libbpf 1.x refuses some objects whole (legacy SEC("maps")
       // definitions, ...): keel's relocated copy, without BTF, is the
       // closest the kernel can get.

@@ -25,6 +25,9 @@ constexpr uint32_t kLogStats = 4;
 constexpr size_t kMaxLog = UINT32_MAX >> 2;
 constexpr uint8_t kOpLddw = BPF_LD | BPF_IMM | BPF_DW;
 constexpr const char* kCannotOpen = "libbpf cannot open the object";
+// libbpf lists programs by their STT_FUNC symbols; old objects' programs
+// have none (NOTYPE symbols), and libbpf then lists no program there.
+constexpr const char* kNoProgram = "libbpf lists no such program";
 // Past every uapi bpf_prog_type / bpf_map_type value (the uapi header has
 // no __MAX_ for them); libbpf's *_type_str() returns NULL for the values
 // it does not know.
@@ -246,17 +249,25 @@ Attempt load_object_once(const ObjectRequest& request, const LoadSettings& setti
     return attempt;
   }
   const ObjectCloser closer{object};
+  // The program by section and function name; failing that, the one
+  // program of the section (keel names a program after its section where
+  // an old object's function symbol is not the one libbpf uses).
   bpf_program* target = nullptr;
+  bpf_program* in_section = nullptr;
+  size_t section_programs = 0;
   bpf_program* program = nullptr;
   bpf_object__for_each_program(program, object) {
-    const bool match = request.function == bpf_program__name(program) &&
-                       request.section == bpf_program__section_name(program);
-    if (match) target = program;
-    bpf_program__set_autoload(program, match);
+    if (request.section != bpf_program__section_name(program)) continue;
+    ++section_programs;
+    in_section = program;
+    if (request.function == bpf_program__name(program)) target = program;
   }
+  if (target == nullptr && section_programs == 1) target = in_section;
+  bpf_object__for_each_program(program, object) bpf_program__set_autoload(program, program == target);
   if (target == nullptr) {
     attempt.error = ENOENT;
     attempt.loader_message = "libbpf lists no program " + request.section + "/" + request.function;
+    attempt.what = kNoProgram;
     return attempt;
   }
   const std::string& type_name = !request.type.empty() ? request.type
@@ -468,10 +479,10 @@ LinuxResult load_object_in_linux(const ObjectRequest& request, const LoadSetting
   bool unopened = false;
   LinuxResult result = timed_loads(settings, [&](std::vector<char>& log) {
     Attempt attempt = load_object_once(request, settings, log);
-    unopened = attempt.what == kCannotOpen;
+    unopened = attempt.what == kCannotOpen || attempt.what == kNoProgram;
     return attempt;
   });
-  result.object_unopened = unopened && result.outcome == LinuxOutcome::unavailable;
+  result.libbpf_cannot_prepare = unopened && result.outcome == LinuxOutcome::unavailable;
   return result;
 }
 

@@ -7,8 +7,8 @@
 // against the kernel's BTF. A raw program (.bin / .s with --map) has no BTF:
 // its maps are made with bpf_map_create() and it is loaded with
 // bpf_prog_load(); so has, as a fallback, the program of an object libbpf
-// cannot open (keel's relocated copy, its maps made from keel's reading of
-// the object). Nothing is attached; every fd is closed before a load
+// cannot open or lists no such program in (keel's relocated copy, its maps
+// made from keel's reading of the object). Nothing is attached; every fd is closed before a load
 // returns. Whatever keeps a program from reaching the verifier makes it
 // `unavailable`, with the reason: never a verdict (classify_load()).
 #pragma once
@@ -122,7 +122,9 @@ struct LinuxResult {
   LinuxLog log;                  // of the last load
   std::string log_text;          // of the last load
   int64_t verification_us = -1;  // median over the runs; -1 without BPF_LOG_STATS output
-  bool object_unopened = false;  // load_object_in_linux(): libbpf could not open the object at all
+  // load_object_in_linux(): libbpf could not open the object, or lists no
+  // such program in it (an old object's program without an STT_FUNC symbol).
+  bool libbpf_cannot_prepare = false;
 };
 
 // What one load came to: `error` 0 (loaded) or its errno, the verifier's

@@ -337,15 +337,22 @@ TEST(LoadInLinux, ObjectThroughLibbpfWherePermitted) {
   request.fallback_type = "xdp";
   EXPECT_EQ(load_object_in_linux(request, LoadSettings{}).outcome, LinuxOutcome::accepted);
 
-  // A program the object does not have, and bytes that are no object: n/a.
-  request.function = "no_such_program";
-  EXPECT_EQ(load_object_in_linux(request, LoadSettings{}).outcome, LinuxOutcome::unavailable);
+  // The one program of a section stands for a function name libbpf does
+  // not know (keel names an old object's program after its section).
+  request.function = "xdp/tail";
+  EXPECT_EQ(load_object_in_linux(request, LoadSettings{}).outcome, LinuxOutcome::accepted);
+  // A section the object does not have, and bytes that are no object: n/a,
+  // and marked for the fallback without BTF.
+  request.section = "no_such_section";
+  const LinuxResult missing = load_object_in_linux(request, LoadSettings{});
+  EXPECT_EQ(missing.outcome, LinuxOutcome::unavailable);
+  EXPECT_TRUE(missing.libbpf_cannot_prepare);
   const std::vector<uint8_t> garbage(64, 0x5a);
   request.bytes = garbage.data();
   request.size = garbage.size();
   const LinuxResult unopened = load_object_in_linux(request, LoadSettings{});
   EXPECT_EQ(unopened.outcome, LinuxOutcome::unavailable);
-  EXPECT_TRUE(unopened.object_unopened);
+  EXPECT_TRUE(unopened.libbpf_cannot_prepare);
 }
 
 }  // namespace
