@@ -4,7 +4,7 @@
 // the (relocated, linked) programs of an ELF object, one at a time.
 #include <cstdio>
 
-#include "args.h"
+#include "commands.h"
 #include "object_file.h"
 #include "program.h"
 
@@ -53,37 +53,37 @@ int disasm_object(const std::string& input, Bytes bytes, const std::string& sect
   return status;
 }
 
-}  // namespace
-
-int cmd_disasm(const std::vector<std::string>& arguments) {
-  Args args("disasm", arguments);
+struct DisasmArgs {
   std::string input, section, function;
   bool plain = false;
-  while (!args.done()) {
-    const std::string& arg = args.take();
-    if (arg == "--plain") {
-      plain = true;
-    } else if (arg == "--section") {
-      section = args.value_of(arg);
-    } else if (arg == "--function") {
-      function = args.value_of(arg);
-    } else {
-      args.single_input(arg, input);
-    }
-  }
-  if (input.empty()) args.fail("missing input file (keel disasm IN.bin [--plain])");
+};
 
+int disassemble(const DisasmArgs& args) {
+  const std::string& input = args.input;
   Bytes bytes = read_file(input);
   int status = kExitOk;
   if (is_elf(bytes)) {
-    status = disasm_object(input, std::move(bytes), section, function, plain);
+    status = disasm_object(input, std::move(bytes), args.section, args.function, args.plain);
   } else {
-    if (!section.empty() || !function.empty()) args.fail("--section and --function select programs of an ELF object");
+    if (!args.section.empty() || !args.function.empty())
+      usage_error("disasm", "--section and --function select programs of an ELF object");
     const std::string problem = raw_program_problem(bytes);
     if (!problem.empty()) throw CliError((input == "-" ? "<stdin>" : input) + ": " + problem);
-    print_listing(bytes.data(), bytes.size() / 8, plain);
+    print_listing(bytes.data(), bytes.size() / 8, args.plain);
   }
   return std::fflush(stdout) == 0 ? status : kExitUsage;
+}
+
+}  // namespace
+
+Run declare_disasm(CLI::App& app) {
+  auto args = std::make_shared<DisasmArgs>();
+  add_input(app, args->input, "instruction bytes (.bin, '-': stdin) or an ELF object (.o)");
+  app.add_flag("--plain", args->plain,
+               "only the instructions, which assemble back to the same bytes (of an object: one program)");
+  app.add_option("--section", args->section, "only the programs of this section of an object");
+  app.add_option("--function", args->function, "only this program (function) of an object");
+  return [args] { return disassemble(*args); };
 }
 
 }  // namespace keel::cli
