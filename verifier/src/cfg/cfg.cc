@@ -47,13 +47,23 @@ uint32_t next_bit(const uint64_t* bits, uint32_t from, uint32_t n) {
   while (rest == 0 && ++word < words) rest = bits[word];
   return rest == 0 ? n : word * 64 + static_cast<uint32_t>(__builtin_ctzll(rest));
 }
+// Set bits of x, inline (SWAR): __builtin_popcountll is a libgcc call on
+// x86-64 without POPCNT, and the freestanding core links no libgcc.
+constexpr uint32_t bit_count(uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555u);
+  x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+  return static_cast<uint32_t>((x * 0x0101010101010101u) >> 56);
+}
+static_assert(bit_count(0) == 0 && bit_count(~uint64_t{0}) == 64 && bit_count(0x8000000000000001u) == 2);
+
 // The number of set bits before `pc`, in O(1): `before[w]` counts those in
 // the words below w. With the leaders' bits, the block holding slot pc is
 // rank(pc + 1) - 1 (Cfg::block_of's binary search made the edges of a
 // program with n jumps cost n log n).
 uint32_t rank(const uint64_t* bits, const uint32_t* before, uint32_t pc) {
   const uint64_t below = pc % 64 == 0 ? 0 : bits[pc / 64] << (64 - pc % 64);
-  return before[pc / 64] + static_cast<uint32_t>(__builtin_popcountll(below));
+  return before[pc / 64] + bit_count(below);
 }
 
 bool is_conditional_jump(Op op) { return op >= Op::jeq64_imm && op <= Op::jsle32_reg; }
@@ -189,7 +199,7 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
   }
   for (uint32_t w = 0, count = 0; w < words; ++w) {
     leaders_before[w] = count;
-    count += static_cast<uint32_t>(__builtin_popcountll(leaders[w]));
+    count += bit_count(leaders[w]);
   }
   leaders_before[words] = block_count;
   const auto block_at = [&](uint32_t pc) { return rank(leaders, leaders_before, pc + 1) - 1; };
@@ -684,7 +694,7 @@ void order_single_block(Cfg& cfg) {
 
 CfgResult finish_single_block(Arena& arena, Cfg& cfg) {
   order_single_block(cfg);
-  return no_loops(arena, cfg);
+  return build_loops(arena, cfg);  // (the block may jump to itself: a loop)
 }
 
 // Straight-line code (no jump, call or lddw; one exit, the last slot): the
