@@ -90,6 +90,17 @@ RegState join_memory(const RegState& a, const RegState& b, bool widen_it) {
   return r;
 }
 
+// Two pointers into different regions: plain memory when both can be seen
+// as such (join_memory), else unusable.
+RegState join_apart(const RegState& a, const RegState& b, bool widen_it, const MapTable& maps) {
+  RegState xa;
+  RegState xb;
+  if (as_memory(a, maps, xa) && as_memory(b, maps, xb)) return join_memory(xa, xb, widen_it);
+  RegState m;
+  m.kind = RegKind::mixed;
+  return m;
+}
+
 }  // namespace
 
 bool MapTable::equivalent(uint32_t a, uint32_t b) const {
@@ -159,12 +170,7 @@ RegState join_reg(const RegState& a, const RegState& b, bool widen_it, const Map
     const bool pa = a.kind == RegKind::map_ptr || a.kind == RegKind::map_ptr_or_null;
     const bool pb = b.kind == RegKind::map_ptr || b.kind == RegKind::map_ptr_or_null;
     if (!((ma && mb) || (na && nb) || (pa && pb)) || !same_region(a, b, maps)) {
-      RegState xa;
-      RegState xb;
-      if (as_memory(a, maps, xa) && as_memory(b, maps, xb)) return join_memory(xa, xb, widen_it);
-      RegState m;
-      m.kind = RegKind::mixed;
-      return m;
+      return join_apart(a, b, widen_it, maps);
     }
     RegState a2 = a;
     RegState b2 = b;
@@ -189,14 +195,7 @@ RegState join_reg(const RegState& a, const RegState& b, bool widen_it, const Map
     if (a.ref != b.ref) r.ref = 0;
     return r;
   }
-  if (!same_region(a, b, maps)) {
-    RegState xa;
-    RegState xb;
-    if (as_memory(a, maps, xa) && as_memory(b, maps, xb)) return join_memory(xa, xb, widen_it);
-    RegState m;
-    m.kind = RegKind::mixed;
-    return m;
-  }
+  if (!same_region(a, b, maps)) return join_apart(a, b, widen_it, maps);
   if (a.off == b.off) {
     const Scalar j = join(a.value, b.value);
     r.value = widen_it ? widen(a.value, j) : j;
@@ -367,7 +366,9 @@ bool same_bits(const RegState& a, const RegState& b) {
   const auto* pa = reinterpret_cast<const uint8_t*>(&a);
   const auto* pb = reinterpret_cast<const uint8_t*>(&b);
   uint64_t diff = 0;
-  for (size_t i = 0; i < sizeof(RegState); i += 8) diff |= bytes::load<uint64_t>(pa + i) ^ bytes::load<uint64_t>(pb + i);
+  for (size_t i = 0; i < sizeof(RegState); i += 8) {
+    diff |= bytes::load<uint64_t>(pa + i) ^ bytes::load<uint64_t>(pb + i);
+  }
   return diff == 0;
 }
 
@@ -419,7 +420,9 @@ constexpr uint32_t kChunkSlots = 8;
 constexpr uint64_t kChunkMask = (uint64_t{1} << kChunkSlots) - 1;  // a chunk's bits in a spill_mask
 bool same_chunk(const uint8_t* ta, const uint8_t* tb) {
   uint64_t diff = 0;
-  for (uint32_t i = 0; i < kChunkSlots * 8; i += 8) diff |= bytes::load<uint64_t>(ta + i) ^ bytes::load<uint64_t>(tb + i);
+  for (uint32_t i = 0; i < kChunkSlots * 8; i += 8) {
+    diff |= bytes::load<uint64_t>(ta + i) ^ bytes::load<uint64_t>(tb + i);
+  }
   return diff == 0;
 }
 
