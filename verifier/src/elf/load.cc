@@ -10,6 +10,7 @@
 // only the inner map template, which the BTF definition gives, and a prog
 // array starts empty either way.
 #include "elf/btf.h"
+#include "elf/core_reloc.h"
 #include "elf/reader.h"
 #include "elf/sort.h"
 #include "keel/elf.h"
@@ -38,7 +39,7 @@ constexpr uint32_t kMapHash = 1, kMapArray = 2, kMapProgArray = 3, kMapPerfEvent
                    kMapPercpuHash = 5, kMapPercpuArray = 6, kMapStackTrace = 7,
                    kMapCgroupArray = 8, kMapLruHash = 9, kMapLruPercpuHash = 10,
                    kMapLpmTrie = 11, kMapArrayOfMaps = 12, kMapHashOfMaps = 13, kMapDevmap = 14,
-                   kMapCpumap = 16, kMapXskmap = 17, kMapDevmapHash = 25, kMapRingbuf = 27;
+                   kMapSockmap = 15, kMapCpumap = 16, kMapXskmap = 17, kMapSockhash = 18, kMapDevmapHash = 25, kMapRingbuf = 27;
 constexpr uint32_t kRdonlyProg = 1u << 7, kWronlyProg = 1u << 8;
 
 // A function of a code section: an STT_FUNC symbol, or the whole section
@@ -88,6 +89,8 @@ MapType map_type_of(uint32_t linux_type) {
     case kMapDevmapHash: return MapType::devmap_hash;
     case kMapCpumap: return MapType::cpumap;
     case kMapXskmap: return MapType::xskmap;
+    case kMapSockmap: return MapType::sockmap;
+    case kMapSockhash: return MapType::sockhash;
     default: return MapType::other;
   }
 }
@@ -195,6 +198,7 @@ class Loader {
   bool has_btf_ = false;
   BtfExt ext_;
   bool has_ext_ = false;
+  CoreTarget core_target_;
   MapDescriptor* maps_ = nullptr;
   ElfMap* map_info_ = nullptr;
   uint32_t map_count_ = 0;
@@ -927,24 +931,11 @@ ElfResult Loader::load_program(const Function& entry, ElfProgram& program) {
         program.lines = lines;
       }
     }
-    // CO-RE relocations need the running kernel's BTF, which keel does not
-    // have: name the first one that lands in this program.
-    for (uint32_t i = 0; i < count && program_status_.ok(); ++i) {
-      const ElfFunction& f = functions[i];
-      for (uint32_t b = 0; b < ext_.core_relo_blocks && program_status_.ok(); ++b) {
-        const BtfExtBlock& block = ext_.core_relo[b];
-        if (block.section != f.section) continue;
-        for (uint32_t r = first_record_at(block, uint64_t{f.section_slot} * 8); r < block.count; ++r) {
-          const uint8_t* record = block.records + uint64_t{r} * block.record_size;
-          const uint64_t slot = u32_at(record) / 8;
-          if (block.sorted && slot >= uint64_t{f.section_slot} + f.slots) break;
-          if (slot < f.section_slot || slot >= uint64_t{f.section_slot} + f.slots) continue;
-          program_error(fail(ElfError::unsupported_core_relocation, f.section, u32_at(record),
-                             u32_at(record + 12)));
-          break;
-        }
-      }
-    }
+    // CO-RE relocations against the kernel's BTF (elf/core_reloc.h).
+    core_target_.bytes = options_.kernel_btf;
+    core_target_.size = options_.kernel_btf_size;
+    result = apply_core_relocations(file_, btf_, ext_, core_target_, arena_, program, program_status_);
+    if (!result.ok()) return result;
   }
 
   // Program type: forced, then the caller's table, then libbpf's.
