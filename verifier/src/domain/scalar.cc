@@ -5,6 +5,8 @@
 // overflow, no division by zero or INT_MIN / -1 in C++).
 #include "domain/scalar.h"
 
+#include "isa/semantics.h"
+
 namespace keel {
 namespace {
 
@@ -703,50 +705,23 @@ Scalar alu32(AluOp op, const Scalar& a, const Scalar& b) {
 // constants (see the FIXMEs at mod_r and smod_r), and folding them would
 // change results, not only speed.
 KEEL_HOT bool fold(AluOp op, Width w, uint64_t a, uint64_t b, uint64_t& out) {
-  if (w == Width::w32) {
-    const auto x = static_cast<uint32_t>(a), y = static_cast<uint32_t>(b);
-    uint32_t r = 0;
-    switch (op) {
-      case AluOp::add: r = x + y; break;
-      case AluOp::sub: r = x - y; break;
-      case AluOp::mul: r = x * y; break;
-      case AluOp::div: r = y == 0 ? 0 : x / y; break;
-      case AluOp::sdiv:  // INT32_MIN / -1 wraps to INT32_MIN; C++ division would be UB
-        if (y == 0) r = 0;
-        else if (x == 0x8000'0000u && y == 0xffff'ffffu) r = x;
-        else r = static_cast<uint32_t>(static_cast<int32_t>(x) / static_cast<int32_t>(y));
-        break;
-      case AluOp::bit_and: r = x & y; break;
-      case AluOp::bit_or: r = x | y; break;
-      case AluOp::bit_xor: r = x ^ y; break;
-      case AluOp::lsh: r = x << (y & 31); break;
-      case AluOp::rsh: r = x >> (y & 31); break;
-      case AluOp::arsh: r = static_cast<uint32_t>(static_cast<int32_t>(x) >> (y & 31)); break;
-      case AluOp::mov: r = y; break;
-      default: return false;
-    }
-    out = r;  // zero-extended
-    return true;
-  }
+  Alu isa_op;
   switch (op) {
-    case AluOp::add: out = a + b; break;
-    case AluOp::sub: out = a - b; break;
-    case AluOp::mul: out = a * b; break;
-    case AluOp::div: out = b == 0 ? 0 : a / b; break;
-    case AluOp::sdiv:
-      if (b == 0) out = 0;
-      else if (a == uint64_t{1} << 63 && b == ~uint64_t{0}) out = a;
-      else out = static_cast<uint64_t>(static_cast<int64_t>(a) / static_cast<int64_t>(b));
-      break;
-    case AluOp::bit_and: out = a & b; break;
-    case AluOp::bit_or: out = a | b; break;
-    case AluOp::bit_xor: out = a ^ b; break;
-    case AluOp::lsh: out = a << (b & 63); break;
-    case AluOp::rsh: out = a >> (b & 63); break;
-    case AluOp::arsh: out = static_cast<uint64_t>(static_cast<int64_t>(a) >> (b & 63)); break;
-    case AluOp::mov: out = b; break;
-    default: return false;
+    case AluOp::add: isa_op = Alu::add; break;
+    case AluOp::sub: isa_op = Alu::sub; break;
+    case AluOp::mul: isa_op = Alu::mul; break;
+    case AluOp::div: isa_op = Alu::div; break;
+    case AluOp::sdiv: isa_op = Alu::sdiv; break;
+    case AluOp::bit_and: isa_op = Alu::band; break;
+    case AluOp::bit_or: isa_op = Alu::bor; break;
+    case AluOp::bit_xor: isa_op = Alu::bxor; break;
+    case AluOp::lsh: isa_op = Alu::lsh; break;
+    case AluOp::rsh: isa_op = Alu::rsh; break;
+    case AluOp::arsh: isa_op = Alu::arsh; break;
+    case AluOp::mov: isa_op = Alu::mov; break;
+    default: return false;  // mod, smod (above)
   }
+  out = sem::alu(isa_op, w, a, b);
   return true;
 }
 
@@ -860,27 +835,7 @@ KEEL_HOT bool both_constants(const Scalar& a, const Scalar& b) {
 
 // The comparison itself (RFC 9669 §4.3): for two constants refinement is
 // exact, so this is its answer (scalar_test checks it against refine_full).
-KEEL_HOT bool compare(JmpOp op, Width w, uint64_t a, uint64_t b) {
-  if (w == Width::w32) {
-    a &= kLow32;
-    b &= kLow32;
-  }
-  const int64_t sa = to_s(w == Width::w64 ? k64 : k32, a), sb = to_s(w == Width::w64 ? k64 : k32, b);
-  switch (op) {
-    case JmpOp::jeq: return a == b;
-    case JmpOp::jne: return a != b;
-    case JmpOp::jgt: return a > b;
-    case JmpOp::jge: return a >= b;
-    case JmpOp::jlt: return a < b;
-    case JmpOp::jle: return a <= b;
-    case JmpOp::jsgt: return sa > sb;
-    case JmpOp::jsge: return sa >= sb;
-    case JmpOp::jslt: return sa < sb;
-    case JmpOp::jsle: return sa <= sb;
-    case JmpOp::jset: return (a & b) != 0;
-  }
-  return false;
-}
+KEEL_HOT bool compare(JmpOp op, Width w, uint64_t a, uint64_t b) { return sem::jump_taken(op, w, a, b); }
 
 }  // namespace
 
@@ -1015,35 +970,6 @@ Scalar alu(Op op, const Scalar& dst, const Scalar& src) {
     case Op::bswap64: return bswap(64, dst);
     default: return Scalar::unknown();  // not an ALU operation
   }
-}
-
-bool jmp_of(Op op, JmpOp& jmp, Width& w) {
-  switch (op) {
-#define KEEL_DOMAIN_JMP(name)                 \
-  case Op::name##64_imm:                      \
-  case Op::name##64_reg:                      \
-    jmp = JmpOp::name;                        \
-    w = Width::w64;                           \
-    return true;                              \
-  case Op::name##32_imm:                      \
-  case Op::name##32_reg:                      \
-    jmp = JmpOp::name;                        \
-    w = Width::w32;                           \
-    return true;
-    KEEL_JMP_OPS(KEEL_DOMAIN_JMP)
-#undef KEEL_DOMAIN_JMP
-    default:
-      return false;
-  }
-}
-
-// isa.h lists 64_imm, 64_reg, 32_imm, 32_reg for each jump.
-static_assert(static_cast<unsigned>(Op::jeq64_reg) == static_cast<unsigned>(Op::jeq64_imm) + 1 &&
-              static_cast<unsigned>(Op::jeq32_reg) == static_cast<unsigned>(Op::jeq64_imm) + 3 &&
-              static_cast<unsigned>(Op::jsle32_reg) == static_cast<unsigned>(Op::jeq64_imm) + 43);
-bool jump_uses_src(Op op) {
-  return op >= Op::jeq64_imm && op <= Op::jsle32_reg &&
-         ((static_cast<unsigned>(op) - static_cast<unsigned>(Op::jeq64_imm)) & 1u) != 0;
 }
 
 bool refine(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
