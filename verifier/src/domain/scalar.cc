@@ -246,7 +246,7 @@ Scalar make32(Tnum t, Range b) {
   // continue as small_round(), so starting there gives the same result.
   const Range low = r32(s);
   set64(s, is_small(low, low) ? low : Range{0, kLow32, 0, static_cast<int64_t>(kLow32)});
-  if (reduce(s)) return s;
+  if (reduce_inline(s)) return s;
   s = Scalar::unknown();
   s.bits = Tnum{0, kLow32};
   s.umax = kLow32;

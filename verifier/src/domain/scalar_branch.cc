@@ -139,7 +139,7 @@ bool refine_full(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
     if (!tnum::intersect(x->bits, widen_low(ta), x->bits) || !tnum::intersect(y->bits, widen_low(tb), y->bits))
       return false;
   }
-  return reduce(*x) && reduce(*y);
+  return reduce_inline(*x) && reduce_inline(*y);
 }
 
 // Refinement is exact about emptiness only where it is precise, so an

@@ -96,8 +96,25 @@ KEEL_HOT bool is_small(Range a, Range b) {
 
 KEEL_HOT bool is_power_of_two(uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
 
+// reduce()'s rounds (scalar_reduce.cc), out of line.
+bool reduce_rounds(Scalar& s);
+
+// reduce() (scalar.h), inline here so that the domain's own callers keep
+// its shortcuts inline as they did when the domain was one file.
+inline bool reduce_inline(Scalar& s) {
+  // A known tnum leaves one candidate: the value is that constant or empty
+  // (the rounds would find the same, bound by bound).
+  if (s.bits.is_const()) {
+    if (!s.contains(s.bits.value)) return false;
+    s = Scalar::constant(s.bits.value);
+    return true;
+  }
+  if (s == Scalar::unknown()) return true;  // nothing to tighten
+  return reduce_rounds(s);
+}
+
 // A reduction of a sound result never finds it empty; if a bug made it so,
 // answer the top of the result's type rather than bottom.
-inline Scalar finish64(Scalar s) { return reduce(s) ? s : Scalar::unknown(); }
+inline Scalar finish64(Scalar s) { return reduce_inline(s) ? s : Scalar::unknown(); }
 
 }  // namespace keel::scalar_parts

@@ -217,12 +217,14 @@ KEEL_HOT Round reduce_round(Scalar& s) {
   return same(a, a_early) && same(b, b_mid) ? Round::stable : Round::again;
 }
 
+}  // namespace
+
 // Each round is sound on its own (every step only removes non-members), so
 // stopping after a bounded number of rounds is sound; in practice the value
 // is stable after one or two. At most 8 rounds, as first written; a value
 // that becomes a small range finishes its remaining rounds on the shortcut.
 // Out of line, so that reduce()'s shortcuts need no stack frame.
-[[gnu::noinline]] bool reduce_rounds(Scalar& s) {
+[[gnu::noinline]] bool scalar_parts::reduce_rounds(Scalar& s) {
   for (int round = 0; round < 8; ++round) {
     if (is_small(r64(s), r32(s))) return reduce_small_range(s, 8 - round);
     switch (reduce_round(s)) {
@@ -234,18 +236,6 @@ KEEL_HOT Round reduce_round(Scalar& s) {
   return true;
 }
 
-}  // namespace
-
-bool reduce(Scalar& s) {
-  // A known tnum leaves one candidate: the value is that constant or empty
-  // (the rounds would find the same, bound by bound).
-  if (s.bits.is_const()) {
-    if (!s.contains(s.bits.value)) return false;
-    s = Scalar::constant(s.bits.value);
-    return true;
-  }
-  if (s == Scalar::unknown()) return true;  // nothing to tighten
-  return reduce_rounds(s);
-}
+bool reduce(Scalar& s) { return scalar_parts::reduce_inline(s); }
 
 }  // namespace keel
