@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "json_out.h"
+#include "kernel_btf.h"
 #include "keel/platform_linux.h"
 #include "object_file.h"
 #include "program.h"
@@ -181,7 +182,7 @@ struct ProgramReport {
 };
 
 ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram& program, const VerifyOptions& base,
-                                    bool json_output) {
+                                    const KernelBtfFile* kernel, bool json_output) {
   const std::string label = program_label(program);
   Entry entry;
   entry.section = program.section;
@@ -205,6 +206,13 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
     return unchecked(Outcome::unsupported, "unknown_program_type",
                      "no program type for the section (use --type or --default-type)");
   const ProgramType* type = find_program_type(linux_platform(), program.type_name);
+  std::unique_ptr<BtfProgramType> btf_type;
+  if (type == nullptr && is_btf_typed_section(program.section)) {
+    std::string why;
+    btf_type = btf_program_type(kernel, program, why);
+    if (btf_type == nullptr) return unchecked(Outcome::unsupported, "unsupported_program_type", why);
+    type = &btf_type->type;
+  }
   if (type == nullptr)
     return unchecked(Outcome::unsupported, "unsupported_program_type",
                      std::string("program type '") + program.type_name + "' is not one keel models (" +
@@ -244,7 +252,8 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
 
 int verify_object(const std::string& input, Bytes bytes, const std::string& type_name,
                   const std::string& default_type, Args& args, const std::string& section,
-                  const std::string& function, const VerifyOptions& base, bool json_output) {
+                  const std::string& function, const VerifyOptions& base, const KernelBtfFile* kernel,
+                  bool json_output) {
   if (!type_name.empty()) (void)program_type(args, type_name);
   if (!default_type.empty()) (void)program_type(args, default_type);
   const LoadedObject loaded(std::move(bytes), type_name, default_type);
@@ -264,7 +273,7 @@ int verify_object(const std::string& input, Bytes bytes, const std::string& type
   Outcome overall = Outcome::accept;
   JsonArray list;
   for (const ElfProgram* program : programs) {
-    const ProgramReport report = verify_object_program(loaded, *program, base, json_output);
+    const ProgramReport report = verify_object_program(loaded, *program, base, kernel, json_output);
     overall = worse(overall, report.outcome);
     if (json_output) list.push(report.json);
   }
@@ -287,6 +296,7 @@ int cmd_verify(const std::vector<std::string>& arguments) {
   std::string input, type_name, default_type, section, function;
   std::vector<NamedMap> maps;
   bool json_output = false;
+  std::string btf_path;
   VerifyOptions options;
   // As `keel cases` checks the Linux selftests: Linux 6.1's rules, and
   // privileged reads of unwritten stack yield unknown values.
@@ -309,6 +319,8 @@ int cmd_verify(const std::vector<std::string>& arguments) {
       options.strict_alignment = true;
     } else if (arg == "--json") {
       json_output = true;
+    } else if (arg == "--btf") {
+      btf_path = args.value_of(arg);
     } else {
       args.single_input(arg, input);
     }
@@ -319,8 +331,9 @@ int cmd_verify(const std::vector<std::string>& arguments) {
   Bytes bytes = read_file(input);
   if (is_elf(bytes)) {
     if (!maps.empty()) args.fail("--map is for raw programs: an object's maps come from the object");
+    const std::unique_ptr<KernelBtfFile> kernel = btf_path.empty() ? nullptr : std::make_unique<KernelBtfFile>(btf_path);
     return verify_object(input, std::move(bytes), type_name, default_type, args, section, function, options,
-                         json_output);
+                         kernel.get(), json_output);
   }
   if (!section.empty() || !function.empty()) args.fail("--section and --function select programs of an ELF object");
   if (!default_type.empty()) args.fail("--default-type is for ELF objects (raw programs take --type)");

@@ -37,12 +37,14 @@ constexpr CommandUsage kCommands[] = {
       "                               here: lookups through them are rejected); prints PASS/FAIL\n"
       "                               (with the abstract state at the rejected pc) or one JSON object\n"
       "  verify OBJ.o [--section S] [--function F] [--type T | --default-type T] [--unprivileged]\n"
-      "         [--strict-alignment] [--json]\n"
+      "         [--strict-alignment] [--json] [--btf FILE]\n"
       "                               verify the autoloaded (or the selected) programs of an ELF\n"
       "                               object with its maps (--type overrides the section's type,\n"
       "                               --default-type types the sections whose names keel lacks);\n"
       "                               one PASS/FAIL line per program, with the source line of a\n"
-      "                               rejection when the object has BTF line info\n"},
+      "                               rejection when the object has BTF line info; --btf FILE (the\n"
+      "                               kernel's BTF, e.g. /sys/kernel/btf/vmlinux) types the context\n"
+      "                               of fentry/fexit/fmod_ret/tp_btf/lsm/iter programs\n"},
     {"cases",
       "  cases FILE.jsonl [--maps MAPS.json] [--divergences FILE] [--prefix ID] [--unprivileged]\n"
       "        [--state] [--all] [--json]\n"
