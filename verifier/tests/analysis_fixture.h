@@ -47,9 +47,14 @@ struct AnalysisFixture {
       return;
     }
     pool = std::make_unique<StatePool>(arena);
-    engine.reset(new Engine{program.insns, program.count, type, options, cfg, *pool,
-                            MapTable{options.maps, options.map_count, options.privileged}, 1, 0, stack_use,
-                            Verdict{}});
+    engine.reset(new Engine{.insns = program.insns,
+                            .insn_count = program.count,
+                            .type = type,
+                            .options = options,
+                            .cfg = cfg,
+                            .pool = *pool,
+                            .maps = MapTable{options.maps, options.map_count, options.privileged},
+                            .stack_use = stack_use});
     state = entry_state(*pool);
   }
 
