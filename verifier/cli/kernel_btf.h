@@ -1,6 +1,9 @@
-// The kernel's BTF for `keel verify --btf FILE`: read and indexed once,
-// then a program type built from it for each BTF-typed program (fentry,
-// fexit, fmod_ret, tp_btf, lsm, iter; keel/btf_program.h).
+// The kernel's BTF for `keel verify` and `keel compare`: `--btf FILE` /
+// `--no-btf`, read once. Its bytes are what CO-RE relocations are applied
+// against (keel::LoadOptions::kernel_btf), and, indexed, what types the
+// context of BTF-typed programs (fentry, fexit, fmod_ret, tp_btf, lsm, iter;
+// keel/btf_program.h). Without --btf, the running kernel's own
+// (/sys/kernel/btf/vmlinux) when it exists.
 #pragma once
 
 #include <memory>
@@ -12,19 +15,41 @@
 
 namespace keel::cli {
 
+inline constexpr const char* kRunningKernelBtf = "/sys/kernel/btf/vmlinux";
+
+struct KernelBtfBytes {
+  std::string path;  // empty: none
+  Bytes bytes;
+  bool given() const { return !path.empty(); }
+};
+
+// `path` from --btf (empty: the running kernel's when it exists), or none
+// with `disabled` (--no-btf). Throws CliError when the file cannot be read
+// or is not BTF (no 0xeb9f magic).
+KernelBtfBytes read_kernel_btf(const std::string& path, bool disabled);
+
+// One line for text output, when some program of `object` had CO-RE
+// relocations: "CO-RE: 12 relocations against /sys/kernel/btf/vmlinux, 1
+// poisoned"; empty otherwise.
+std::string core_summary(const Object& object, const KernelBtfBytes& btf);
+
+// The poisoned CO-RE relocation at `pc` of `program`, rendered, or "".
+std::string core_failure_at(const ElfProgram& program, uint32_t pc);
+
+// The type index of a kernel BTF, for typing BTF-typed programs' contexts.
+// It refers to `source`'s bytes, which must outlive it.
 class KernelBtfFile {
  public:
-  // Reads and indexes `path`; throws CliError when it is unreadable or no BTF.
-  explicit KernelBtfFile(const std::string& path);
+  // Indexes `source`; throws CliError when it is not usable BTF.
+  explicit KernelBtfFile(const KernelBtfBytes& source);
   KernelBtfFile(const KernelBtfFile&) = delete;
   KernelBtfFile& operator=(const KernelBtfFile&) = delete;
 
   const KernelBtf& btf() const { return btf_; }
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return source_.path; }
 
  private:
-  std::string path_;
-  Bytes bytes_;
+  const KernelBtfBytes& source_;
   std::unique_ptr<uint8_t[]> memory_;
   KernelBtf btf_;
 };

@@ -10,6 +10,7 @@
 // only the inner map template, which the BTF definition gives, and a prog
 // array starts empty either way.
 #include "elf/btf.h"
+#include "elf/core_reloc.h"
 #include "elf/reader.h"
 #include "elf/sort.h"
 #include "keel/elf.h"
@@ -197,6 +198,7 @@ class Loader {
   bool has_btf_ = false;
   BtfExt ext_;
   bool has_ext_ = false;
+  CoreTarget core_target_;
   MapDescriptor* maps_ = nullptr;
   ElfMap* map_info_ = nullptr;
   uint32_t map_count_ = 0;
@@ -929,24 +931,11 @@ ElfResult Loader::load_program(const Function& entry, ElfProgram& program) {
         program.lines = lines;
       }
     }
-    // CO-RE relocations need the running kernel's BTF, which keel does not
-    // have: name the first one that lands in this program.
-    for (uint32_t i = 0; i < count && program_status_.ok(); ++i) {
-      const ElfFunction& f = functions[i];
-      for (uint32_t b = 0; b < ext_.core_relo_blocks && program_status_.ok(); ++b) {
-        const BtfExtBlock& block = ext_.core_relo[b];
-        if (block.section != f.section) continue;
-        for (uint32_t r = first_record_at(block, uint64_t{f.section_slot} * 8); r < block.count; ++r) {
-          const uint8_t* record = block.records + uint64_t{r} * block.record_size;
-          const uint64_t slot = u32_at(record) / 8;
-          if (block.sorted && slot >= uint64_t{f.section_slot} + f.slots) break;
-          if (slot < f.section_slot || slot >= uint64_t{f.section_slot} + f.slots) continue;
-          program_error(fail(ElfError::unsupported_core_relocation, f.section, u32_at(record),
-                             u32_at(record + 12)));
-          break;
-        }
-      }
-    }
+    // CO-RE relocations against the kernel's BTF (elf/core_reloc.h).
+    core_target_.bytes = options_.kernel_btf;
+    core_target_.size = options_.kernel_btf_size;
+    result = apply_core_relocations(file_, btf_, ext_, core_target_, arena_, program, program_status_);
+    if (!result.ok()) return result;
   }
 
   // Program type: forced, then the caller's table, then libbpf's.
