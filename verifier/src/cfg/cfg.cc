@@ -66,9 +66,6 @@ uint32_t rank(const uint64_t* bits, const uint32_t* before, uint32_t pc) {
   return before[pc / 64] + bit_count(below);
 }
 
-bool is_conditional_jump(Op op) { return op >= Op::jeq64_imm && op <= Op::jsle32_reg; }
-bool is_lddw(Op op) { return op >= Op::lddw_imm64 && op <= Op::lddw_map_idx_value; }
-
 // decode() guarantees what this checks; a violation is a bug upstream, so a
 // debug build stops at once while a release build still refuses cleanly.
 CfgResult broken_contract(uint32_t pc) {
@@ -96,12 +93,6 @@ int64_t code_target_of(const Insn& insn, uint32_t pc, uint32_t count) {
 // The same once checked.
 uint32_t target(const Insn& insn, uint32_t pc) { return static_cast<uint32_t>(int64_t{pc} + 1 + insn.offset); }
 
-// The instruction that ends block `b` (the first slot when it ends with a lddw).
-uint32_t terminator_pc(const Cfg& cfg, uint32_t b) {
-  const uint32_t last = cfg.blocks[b].last;
-  return cfg.insns[last].op == Op::lddw_tail ? last - 1 : last;
-}
-
 struct Frame {
   uint32_t node, cursor;
 };
@@ -112,12 +103,14 @@ void mark(uint64_t* bits, uint32_t pc, uint32_t& count) {
   set_bit(bits, pc);
 }
 
-// The rare ops of phase 1's scan, in one range of Op: jumps, calls, exit
-// and both lddw slots. Everything else (ALU, loads, stores) neither ends a
-// block nor starts one.
+// The rare ops of phase 1's scan: jumps, calls, exit and both lddw slots.
+// Everything else (ALU, loads, stores) neither ends a block nor starts one.
+// They form one range of Op, so the scan tests two compares per slot rather
+// than a table load; isa/ops.h's table checks the range at compile time.
+constexpr bool control_or_lddw(Op op) { return is_control(op) || is_lddw(op) || op == Op::lddw_tail; }
 constexpr bool is_control_or_lddw(Op op) { return op >= Op::jeq64_imm && op <= Op::lddw_tail; }
-static_assert(Op::ja > Op::jeq64_imm && Op::call_local > Op::ja && Op::exit > Op::call_local &&
-              Op::lddw_imm64 > Op::exit && Op::lddw_tail > Op::lddw_map_idx_value);
+static_assert(op_range_is(Op::jeq64_imm, Op::lddw_tail, control_or_lddw),
+              "jumps, calls, exit and lddw must stay one range of enum Op");
 
 // The first slot from `at` on that is control or lddw. Four slots a round:
 // one taken branch per four where most slots are neither (the loop's own

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "isa/ops.h"
 #include "keel/arena.h"
 #include "keel/isa.h"
 
@@ -184,6 +185,13 @@ struct Cfg {
   }
   bool leaves(const LoopExit& exit, uint32_t l) const { return exit.keep_depth < loops[l].depth; }
 };
+
+// The instruction that ends block `b`: its last slot, or the first slot of
+// the lddw that ends it (whose second slot is the block's last).
+inline uint32_t terminator_pc(const Cfg& cfg, uint32_t b) {
+  const uint32_t last = cfg.blocks[b].last;
+  return cfg.insns[last].op == Op::lddw_tail ? last - 1 : last;
+}
 
 // Builds the CFG of `program` (which must outlive `out`) from `arena`; on
 // failure `out` holds a partial graph, not to be used. Checks run in this

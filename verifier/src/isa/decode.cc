@@ -8,6 +8,7 @@
 #include "keel/decode.h"
 
 #include "isa/decode_table.h"
+#include "isa/ops.h"
 #include "support/bytes.h"
 
 namespace keel {
@@ -38,7 +39,8 @@ static_assert(op_plus(Op::atomic32_add, 4) == Op::atomic32_or && op_plus(Op::ato
 // Conditional jumps and ja are one run, so "is a jump" is a range test.
 static_assert(op_plus(Op::jsle32_reg, 1) == Op::ja);
 
-constexpr bool is_jump(Op op) { return op >= Op::jeq64_imm && op <= Op::ja; }
+// A jump with an offset target: conditional, or ja (ja32's imm moved into offset).
+constexpr bool is_jump(Op op) { return is_conditional_jump(op) || op == Op::ja; }
 
 // The common case in one test per slot, derived from kTable: a row without
 // a kind-specific check (Kind::none) whose slot has its unused fields zero
