@@ -5,8 +5,10 @@
 // Syntax beyond the corpus's own (the mnemonic table is text/mnemonics.cc):
 // - `#` or `;` starts a comment; `name:` defines a label (an instruction may
 //   follow it on the line); an undefined `exit` names the first `exit`.
-// - Registers `%r0`..`%r15` (the field's 4 bits: `%r11` makes a program
-//   the decoder must reject; the disassembler prints such slots as .8byte).
+// - Registers `%r0`..`%r10` (RFC 9669 §2.3). AsmOptions::any_register_field
+//   takes `%r11`..`%r15` too (the field's 4 bits), for tests that need a
+//   program the decoder must reject; the disassembler prints such slots as
+//   .8byte, so its output never needs them.
 // - Numbers: decimal or 0x-hex, optionally signed. A 32-bit field takes
 //   -2^31 .. 2^32-1 (0xffffffff is the bit pattern); lddw takes 64 bits.
 // - Targets: `+N` / `-N` relative to the next slot, or a label. `ja32`
@@ -51,11 +53,19 @@ struct AsmResult {
   uint32_t line = 0;    // 1-based
   uint32_t column = 0;  // 1-based
   size_t slots = 0;     // instructions written (lddw counts two)
+  /// What would have been valid at line:column ("a register %r0..%r10"), a static string; null when ok.
+  const char* expected = nullptr;
   bool ok() const { return error == AsmError::ok; }
 };
 
+struct AsmOptions {
+  /// Take `%r11`..`%r15`, which the 4-bit register fields hold but the ISA lacks (uBPF's error tests).
+  bool any_register_field = false;
+};
+
 // Assembles `text` into `out` (capacity `out_slots` 8-byte slots).
-[[nodiscard]] AsmResult assemble(const char* text, size_t length, uint8_t* out, size_t out_slots);
+[[nodiscard]] AsmResult assemble(const char* text, size_t length, uint8_t* out, size_t out_slots,
+                                 const AsmOptions& options = {});
 
 // The longest line disassemble_one() writes, NUL included.
 inline constexpr size_t kDisassemblyLineMax = 64;
