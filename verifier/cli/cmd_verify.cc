@@ -149,6 +149,7 @@ int verify_raw(const std::string& input, Bytes file, const std::string& type_nam
   options.verify.maps = descriptors.data();
   options.verify.map_count = static_cast<uint32_t>(descriptors.size());
   options.with_state = true;
+  options.helper_name = linux_helper_name;
   const Check check = check_program(bytes.data(), bytes.size(), type, options);
   // A raw program that decode() refuses is rejected, as bpf(2) rejects it.
   const Outcome outcome = check.accepted() ? Outcome::accept : Outcome::reject;
@@ -210,10 +211,16 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
                      std::string("program type '") + program.type_name + "' is not one keel models (" +
                          program_type_names() + ")");
 
+  std::vector<const char*> map_names;
+  for (uint32_t i = 0; i < loaded.object().map_count; ++i) map_names.push_back(loaded.object().map_info[i].name);
   CheckOptions options;
   options.verify = base;
   options.verify.maps = loaded.object().maps;
   options.verify.map_count = loaded.object().map_count;
+  // The registers at the rejected pc, as for .s/.bin programs.
+  options.with_state = true;
+  options.helper_name = linux_helper_name;
+  options.map_names = map_names.data();
   const Check check = check_program(program.insns, size_t{program.slots} * 8, *type, options);
   const Outcome outcome = check.accepted() ? Outcome::accept : Outcome::reject;
   const SourceLine* line = check.accepted() ? nullptr : find_source_line(program, check.pc());
@@ -238,6 +245,7 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
       while (*text == ' ' || *text == '\t') ++text;
       if (*text != '\0') std::printf("    %s\n", text);
     }
+    print_indented(check.state);
   }
   return ProgramReport{outcome, ""};
 }

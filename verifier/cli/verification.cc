@@ -25,9 +25,16 @@ uint64_t since(Clock::time_point start) {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
 }
 
-std::string render(const Verdict& verdict) {
+std::string render(const Verdict& verdict, const Program& program, const ProgramType& type,
+                   const CheckOptions& options) {
+  DescribeContext context;
+  context.program = &program;
+  context.type = &type;
+  context.helper_name = options.helper_name;
+  context.map_names = options.map_names;
+  context.map_count = options.map_names != nullptr ? options.verify.map_count : 0;
   char text[512];
-  describe(verdict, text, sizeof text);
+  describe(verdict, context, text, sizeof text);
   return text;
 }
 
@@ -47,7 +54,7 @@ void run_verifier(const Program& program, const ProgramType& type, const CheckOp
   }
   check.verify_ns = since(start);
   check.reason = reason_name(check.verdict.reason);
-  check.message = render(check.verdict);
+  check.message = render(check.verdict, program, type, options);
   if (options.with_state && !check.verdict.ok()) {
     Arena arena(memory.get(), size);
     std::vector<char> text(1 << 16);
@@ -88,9 +95,12 @@ Check check_program(const uint8_t* bytes, size_t size, const ProgramType& type, 
     check.insns = static_cast<uint32_t>(size / 8);
     check.reason = std::string("decode:") + decode_error_name(check.decoded.error);
     check.message = "pc " + std::to_string(check.decoded.pc) + ": decode: " + decode_error_name(check.decoded.error);
-    if (check.decoded.error == DecodeError::unknown_helper && check.decoded.pc < size / 8)
-      check.message += " (helper " + std::to_string(read_raw(bytes, check.decoded.pc).imm) + " is not one " +
-                       (type.name != nullptr ? type.name : "this type") + " offers)";
+    if (check.decoded.error == DecodeError::unknown_helper && check.decoded.pc < size / 8) {
+      const int32_t id = read_raw(bytes, check.decoded.pc).imm;
+      const char* name = options.helper_name != nullptr ? options.helper_name(id) : nullptr;
+      const std::string helper = name != nullptr ? std::string(name) + " (" + std::to_string(id) + ")" : std::to_string(id);
+      check.message += " (helper " + helper + " is not one " + (type.name != nullptr ? type.name : "this type") + " offers)";
+    }
     return check;
   }
   check.insns = instruction_count(program);

@@ -37,6 +37,10 @@ struct CheckOptions {
   uint32_t max_insns = 1u << 20;
   /// Render the abstract state at a rejected pc (re-runs the analysis).
   bool with_state = false;
+  /// Names helpers in the message ("bpf_spin_lock (93)"): linux_helper_name for Linux types.
+  const char* (*helper_name)(int32_t id) = nullptr;
+  /// Names of verify.maps by index (verify.map_count entries, any may be nullptr), or nullptr.
+  const char* const* map_names = nullptr;
 };
 
 // Decodes `size` bytes (helpers: those `type` offers) and verifies them as `type`.

@@ -12,4 +12,8 @@ namespace keel {
 
 const Platform& linux_platform();
 
+// The name of Linux helper `id` as the program's source calls it
+// ("bpf_spin_lock" for 93), or nullptr for an id Linux 6.1 does not define.
+const char* linux_helper_name(int32_t id);
+
 }  // namespace keel

@@ -79,6 +79,8 @@ struct Detail {
   int64_t max = 0;
   uint32_t limit = 0;    // region size, or the loop header for unbounded_loop
   uint8_t kind = 0;      // the register's kind (a RegKind value), when relevant; for too_complex one of kTooComplex*
+  int64_t allowed_min = 0;  // bad_return_value: the range r0 must lie in at this exit
+  int64_t allowed_max = 0;
 };
 
 // Detail::kind of a too_complex verdict: which limit was reached.
@@ -147,6 +149,25 @@ struct VerifyOptions {
 // 48, access at offset 48 size 4 is out of bounds") into `buffer`, always
 // NUL-terminated; returns the length it would need (like snprintf).
 size_t describe(const Verdict& verdict, char* buffer, size_t size);
+
+// What the program's source calls the things a rejection mentions, so that
+// describe() can name them as the user wrote them: "helper bpf_spin_lock
+// (93)" rather than "helper 93", "map 2 (events)". Every field is optional.
+struct DescribeContext {
+  /// The verified program: a rejected helper call names the helper it calls.
+  const Program* program = nullptr;
+  /// The program type, named where a helper is not available to it.
+  const ProgramType* type = nullptr;
+  /// The name of helper `id` ("bpf_spin_lock"), or nullptr (e.g. linux_helper_name).
+  const char* (*helper_name)(int32_t id) = nullptr;
+  /// The names of VerifyOptions::maps by index; an entry may be nullptr.
+  const char* const* map_names = nullptr;
+  /// Entries in `map_names`.
+  uint32_t map_count = 0;
+};
+
+// describe() with the names `context` knows.
+size_t describe(const Verdict& verdict, const DescribeContext& context, char* buffer, size_t size);
 
 // Re-runs the analysis of `program` and renders the abstract state on entry
 // to the instruction at `pc` (joined over every way the analysis reached it
