@@ -1,5 +1,5 @@
-// keel verify FILE.{bin,s} --type T [--map ...] [--unprivileged] [--strict-alignment] [--json]
-// keel verify OBJ.o [--section S] [--function F] [--type T | --default-type T] [--json]
+// keel verify FILE.{bin,s} --type T [--map ...] [--unprivileged] [--strict-alignment] [--json] [--log]
+// keel verify OBJ.o [--section S] [--function F] [--type T | --default-type T] [--json] [--log]
 // Decodes with the helpers of a Linux program type, verifies, prints the
 // verdict: one line per program, or one JSON object.
 #include <algorithm>
@@ -23,6 +23,12 @@ namespace {
 std::string hardening_note(const Verdict& verdict) {
   return verdict.spec_guards == 0 ? std::string() : " spec_guards=" + std::to_string(verdict.spec_guards);
 }
+
+// --log: the most instructions of the path to a rejection it prints (the
+// trace says when it cuts the path).
+constexpr size_t kLogSteps = 500;
+// The path searched for the exit a leaked reference leaves by.
+constexpr size_t kLeakPathSteps = 4096;
 
 // The state lines of a rejection, indented under the FAIL line.
 void print_indented(const std::string& text) {
@@ -139,7 +145,7 @@ void print_report(const std::string& input, Outcome overall, const JsonArray& ma
 }
 
 int verify_raw(const std::string& input, Bytes file, const std::string& type_name, Args& args,
-               const std::vector<NamedMap>& maps, const VerifyOptions& base, bool json_output) {
+               const std::vector<NamedMap>& maps, const VerifyOptions& base, bool json_output, bool log) {
   const ProgramType& type = program_type(args, type_name);
   const Bytes bytes = program_from_bytes(input, std::move(file));
   std::vector<MapDescriptor> descriptors;
@@ -150,6 +156,7 @@ int verify_raw(const std::string& input, Bytes file, const std::string& type_nam
   options.verify.map_count = static_cast<uint32_t>(descriptors.size());
   options.with_state = true;
   options.helper_name = linux_helper_name;
+  options.path_steps = log ? kLogSteps : 0;
   const Check check = check_program(bytes.data(), bytes.size(), type, options);
   // A raw program that decode() refuses is rejected, as bpf(2) rejects it.
   const Outcome outcome = check.accepted() ? Outcome::accept : Outcome::reject;
@@ -170,8 +177,39 @@ int verify_raw(const std::string& input, Bytes file, const std::string& type_nam
   } else {
     std::printf("FAIL %s type=%s insns=%u %s\n", input.c_str(), type_name.c_str(), check.insns, check.message.c_str());
     print_indented(check.state);
+    if (log) print_indented(render_path(check.path, bytes.data(), bytes.size() / 8));
   }
   return exit_status(outcome);
+}
+
+// Where a leaked reference was taken and the exit path that leaks it: the
+// exit instruction is shared by every return (its line is the closing
+// brace), so the path's last line before it that is not the exit's own is
+// the `return` that leaks.
+struct LeakSite {
+  const SourceLine* exit = nullptr;  // the leaking return's line, when found
+  std::string note;                  // appended to the message
+};
+
+std::string at(const SourceLine* line) {
+  return line != nullptr && line->file != nullptr ? std::string(line->file) + ":" + std::to_string(line->line) : "";
+}
+
+LeakSite leak_site(const ElfProgram& program, const Check& check) {
+  LeakSite site;
+  const SourceLine* acquired = find_source_line(program, check.verdict.detail.limit);
+  const SourceLine* exit = find_source_line(program, check.verdict.pc);
+  const std::vector<TraceStep>& steps = check.path.steps;
+  for (size_t i = steps.size(); exit != nullptr && i-- > 0;) {
+    const SourceLine* line = find_source_line(program, steps[i].pc);
+    if (line != nullptr && line->file != nullptr && (line->line != exit->line || line->file != exit->file)) {
+      site.exit = line;
+      break;
+    }
+  }
+  if (!at(acquired).empty()) site.note += "; acquired at " + at(acquired);
+  if (site.exit != nullptr) site.note += "; leaks on the exit path through line " + std::to_string(site.exit->line);
+  return site;
 }
 
 // One program of an object: its outcome, and its JSON entry (JSON output)
@@ -182,7 +220,7 @@ struct ProgramReport {
 };
 
 ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram& program, const VerifyOptions& base,
-                                    bool json_output) {
+                                    bool json_output, bool log) {
   const std::string label = program_label(program);
   Entry entry;
   entry.section = program.section;
@@ -221,9 +259,20 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
   options.with_state = true;
   options.helper_name = linux_helper_name;
   options.map_names = map_names.data();
-  const Check check = check_program(program.insns, size_t{program.slots} * 8, *type, options);
+  options.path_steps = log ? kLogSteps : 0;
+  Check check = check_program(program.insns, size_t{program.slots} * 8, *type, options);
+  if (check.decoded.ok() && check.verdict.reason == Reason::unreleased_reference && !log) {
+    // The leak's exit path comes from the trace (the exit itself is shared).
+    options.path_steps = kLeakPathSteps;
+    check = check_program(program.insns, size_t{program.slots} * 8, *type, options);
+  }
   const Outcome outcome = check.accepted() ? Outcome::accept : Outcome::reject;
   const SourceLine* line = check.accepted() ? nullptr : find_source_line(program, check.pc());
+  if (check.decoded.ok() && check.verdict.reason == Reason::unreleased_reference) {
+    const LeakSite leak = leak_site(program, check);
+    if (leak.exit != nullptr) line = leak.exit;
+    check.message += leak.note;
+  }
   std::string where;
   if (line != nullptr && line->file != nullptr) where = std::string(line->file) + ":" + std::to_string(line->line);
 
@@ -246,13 +295,14 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
       if (*text != '\0') std::printf("    %s\n", text);
     }
     print_indented(check.state);
+    if (log) print_indented(render_path(check.path, program.insns, program.slots));
   }
   return ProgramReport{outcome, ""};
 }
 
 int verify_object(const std::string& input, Bytes bytes, const std::string& type_name,
                   const std::string& default_type, Args& args, const std::string& section,
-                  const std::string& function, const VerifyOptions& base, bool json_output) {
+                  const std::string& function, const VerifyOptions& base, bool json_output, bool log) {
   if (!type_name.empty()) (void)program_type(args, type_name);
   if (!default_type.empty()) (void)program_type(args, default_type);
   const LoadedObject loaded(std::move(bytes), type_name, default_type);
@@ -272,7 +322,7 @@ int verify_object(const std::string& input, Bytes bytes, const std::string& type
   Outcome overall = Outcome::accept;
   JsonArray list;
   for (const ElfProgram* program : programs) {
-    const ProgramReport report = verify_object_program(loaded, *program, base, json_output);
+    const ProgramReport report = verify_object_program(loaded, *program, base, json_output, log);
     overall = worse(overall, report.outcome);
     if (json_output) list.push(report.json);
   }
@@ -295,6 +345,7 @@ int cmd_verify(const std::vector<std::string>& arguments) {
   std::string input, type_name, default_type, section, function;
   std::vector<NamedMap> maps;
   bool json_output = false;
+  bool log = false;
   VerifyOptions options;
   // As `keel cases` checks the Linux selftests: Linux 6.1's rules, and
   // privileged reads of unwritten stack yield unknown values.
@@ -317,6 +368,8 @@ int cmd_verify(const std::vector<std::string>& arguments) {
       options.strict_alignment = true;
     } else if (arg == "--json") {
       json_output = true;
+    } else if (arg == "--log") {
+      log = true;
     } else {
       args.single_input(arg, input);
     }
@@ -328,7 +381,7 @@ int cmd_verify(const std::vector<std::string>& arguments) {
   if (is_elf(bytes)) {
     if (!maps.empty()) args.fail("--map is for raw programs: an object's maps come from the object");
     return verify_object(input, std::move(bytes), type_name, default_type, args, section, function, options,
-                         json_output);
+                         json_output, log);
   }
   if (!section.empty() || !function.empty()) args.fail("--section and --function select programs of an ELF object");
   if (!default_type.empty()) args.fail("--default-type is for ELF objects (raw programs take --type)");
@@ -345,7 +398,7 @@ int cmd_verify(const std::vector<std::string>& arguments) {
     }
     args.fail("missing --type T (one of: " + program_type_names() + ")");
   }
-  return verify_raw(input, std::move(bytes), type_name, args, maps, options, json_output);
+  return verify_raw(input, std::move(bytes), type_name, args, maps, options, json_output, log);
 }
 
 }  // namespace keel::cli

@@ -1,5 +1,6 @@
 #include "verification.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <vector>
@@ -23,6 +24,11 @@ bool helper_of_type(const void* context, int32_t id) {
 
 uint64_t since(Clock::time_point start) {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+}
+
+// A rejection whose path is the one holding a reference (detail.limit: the acquiring pc).
+bool leaks_reference(const Verdict& verdict) {
+  return verdict.reason == Reason::unreleased_reference || verdict.reason == Reason::reference_held;
 }
 
 std::string render(const Verdict& verdict, const Program& program, const ProgramType& type,
@@ -60,6 +66,19 @@ void run_verifier(const Program& program, const ProgramType& type, const CheckOp
     std::vector<char> text(1 << 16);
     describe_state(program, type, options.verify, arena, check.verdict.pc, text.data(), text.size());
     check.state = text.data();
+  }
+  if (options.path_steps != 0 && !check.verdict.ok()) {
+    // Keep far more visits than the path shows: the path skips the visits
+    // of other branches in between.
+    TraceRecorder recorder(std::max<size_t>(options.path_steps * 16, size_t{1} << 14));
+    VerifyOptions traced = options.verify;
+    traced.step_log = &recorder.sink();
+    Arena arena(memory.get(), size);
+    const Verdict again = verify(program, type, traced, arena);
+    // Tracing folds no constants but gives the same verdict; a path is shown only for it.
+    if (again.reason == check.verdict.reason && again.pc == check.verdict.pc)
+      check.path = failure_path(program, recorder, check.verdict.pc, options.path_steps,
+                                leaks_reference(check.verdict) ? check.verdict.detail.limit : kNoReference);
   }
 }
 

@@ -39,6 +39,35 @@ case $CASE in
     expect 1 "$KEEL" verify "$OBJ" --function overrun
     stdout_has 'pointer to map value of size 4'
     stdout_has '^    frame 0: .*r0=map_value\(map [0-9]+\)\+0\+\[0,7\]' ;;
+  leak_lines)
+    # The acquiring line and the exit path that leaks, not the closing brace.
+    expect 1 "$KEEL" verify "$OBJ" --function leak
+    stdout_has 'acquired at pc 12 .*; acquired at [^ ]*diagnostics\.bpf\.c:49; leaks on the exit path through line 51, [^ ]*diagnostics\.bpf\.c:51$'
+    stdout_has '^    if \(skb->len > 100\)$'
+    expect 1 "$KEEL" verify "$OBJ" --function leak --json
+    python3 -c 'import json,sys; p=json.load(open("out.txt"))["programs"][0]; sys.exit(0 if p["source_line"]==51 and "acquired at" in p["message"] else 1)' ||
+      fail "JSON source_line is not the leaking path's line" ;;
+  log_trace)
+    # --log: the path to the rejection, each instruction under its state.
+    expect 1 "$KEEL" verify "$OBJ" --function overrun --log
+    stdout_has '^    path to the rejection, [0-9]+ instructions, each under the state entering it, from the entry:$'
+    stdout_has '^          ; frame 0: r1=ctx\+0 r10=stack\(fp0\)\+0$'
+    stdout_has '^       0: mov %r6, %r1$'
+    # The last line is the rejected instruction, under the state the message describes.
+    tail -1 out.txt | grep -Eq '^      17: ldxb %r7, \[%r0\]$' || fail "the trace does not end at the rejected pc"
+    # The leak's trace follows the path that keeps the reference (through
+    # the jgt at 16 to the exit), not the one that releases it.
+    expect 1 "$KEEL" verify "$OBJ" --function leak --log
+    grep -E '^ +[0-9]+: ' out.txt | awk '{print $1}' | tr '\n' ' ' >pcs.txt
+    grep -q '^0: 1: .* 12: 13: 14: 15: 16: 20: 21: $' pcs.txt || fail "leak path: $(cat pcs.txt)"
+    # A long path is cut, and says so.
+    { echo 'mov %r0, 0'; for i in $(seq 1 600); do echo 'add %r0, 1'; done; echo 'ldxw %r0, [%r0]'; echo 'exit'; } >long.s
+    expect 1 "$KEEL" verify long.s --type socket_filter --log
+    stdout_has 'path to the rejection, 500 instructions, each under the state entering it \(trace cut: the path.s earlier instructions are not shown\):$'
+    tail -1 out.txt | grep -Eq '^     601: ldxw %r0, \[%r0\]$' || fail "the cut trace does not end at the rejected pc"
+    # Without --log, no trace.
+    expect 1 "$KEEL" verify "$OBJ" --function overrun
+    stdout_lacks 'path to the rejection' ;;
   *)
     echo "unknown case $CASE"; exit 2 ;;
 esac

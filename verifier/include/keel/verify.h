@@ -103,6 +103,18 @@ struct Verdict {
   bool ok() const { return reason == Reason::ok; }
 };
 
+// A sink for the trace of an analysis (`keel verify --log`): called with
+// the state entering each instruction the analysis steps through, in the
+// order it does, rendered as describe_state() renders a state into the
+// caller's `buffer` (a longer rendering is cut, NUL-terminated). The core
+// keeps nothing: bounding and filtering the trace is the caller's.
+struct StepLog {
+  void (*step)(void* context, uint32_t pc, const char* state) = nullptr;
+  void* context = nullptr;
+  char* buffer = nullptr;
+  size_t size = 0;
+};
+
 struct VerifyOptions {
   /// Linux's privileged mode (CAP_BPF + CAP_PERFMON): pointer leaks and privileged helpers allowed.
   bool privileged = true;
@@ -138,6 +150,9 @@ struct VerifyOptions {
   /// Most instructions one run may execute (Verdict::max_insns_executed); more is too_complex. The
   /// default, 2^43, is bpf_loop's 2^23 runs (BPF_MAX_LOOPS) of a callback of 2^20 instructions.
   uint64_t max_insns_bound = uint64_t{1} << 43;
+  /// The trace sink, or nullptr. With one, no run of constant instructions is folded (each is traced);
+  /// the verdict is the same.
+  const StepLog* step_log = nullptr;
 };
 
 // Verifies `program` as `type`. All memory comes from `arena`; exhaustion is

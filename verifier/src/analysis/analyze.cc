@@ -8,6 +8,7 @@
 
 #include "analysis/constants.h"
 #include "analysis/loop_trip.h"
+#include "analysis/step_log.h"
 #include "support/search.h"
 
 namespace keel {
@@ -919,18 +920,21 @@ bool run_block(Run& run, uint32_t b, State*& w) {
   for (uint32_t pc = block.first; ok && pc <= block.last; ++pc) {
     const Insn& insn = e.insns[pc];
     if (insn.op == Op::lddw_tail) continue;
-    if (pc == e.trace_pc) {
+    if (pc == e.trace_pc || e.options.step_log != nullptr) {
       constants.flush(w->regs());
-      if (!capture(e, *w, pc)) {
+      if (pc == e.trace_pc && !capture(e, *w, pc)) {
         ok = false;
         break;
       }
+      if (e.options.step_log != nullptr) log_step(*e.options.step_log, *w, pc);
     }
     // Constant ALU runs, most of straight-line code, up to the next pc to
     // capture at. No instruction that RFC 9669 has and Linux 6.1 lacks
     // folds (sdiv, smod and movsx do not), so the check below may come after.
     if (ConstantRun::may_fold(insn)) {
-      const uint32_t end = e.trace_pc > pc && e.trace_pc <= block.last ? e.trace_pc : block.last + 1;
+      const uint32_t end = e.options.step_log != nullptr                        ? pc + 1
+                           : e.trace_pc > pc && e.trace_pc <= block.last ? e.trace_pc
+                                                                         : block.last + 1;
       const uint32_t next = constants.fold_run(e.insns, pc, end, w->regs());
       if (next != pc) {
         pc = next - 1;
