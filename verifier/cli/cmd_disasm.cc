@@ -1,10 +1,15 @@
-// keel disasm IN.bin [--plain]: instruction bytes -> text, one line a
-// slot-group; --plain output assembles back to the same bytes.
-// keel disasm OBJ.o [--section S] [--function F] [--plain]: the same for
-// the (relocated, linked) programs of an ELF object, one at a time.
+// keel disasm IN.bin [--plain] [--syntax conformance|llvm]: instruction
+// bytes -> text, one line a slot-group; --plain output assembles back to
+// the same bytes.
+// keel disasm OBJ.o [--section S] [--function F] [--plain] [-S] [--syntax ...]:
+// the same for the (relocated, linked) programs of an ELF object, one at a
+// time, naming helpers, maps, global variables and jump targets (listing.h);
+// --function also finds a subprogram, -S interleaves the source lines.
 #include <cstdio>
 
 #include "args.h"
+#include "elf_symbols.h"
+#include "listing.h"
 #include "object_file.h"
 #include "program.h"
 
@@ -12,24 +17,32 @@ namespace keel::cli {
 
 namespace {
 
-void print_listing(const uint8_t* bytes, size_t slots, bool plain) {
+// --plain: the assembler's syntax, one instruction a line, nothing else.
+void print_plain(const uint8_t* bytes, size_t slots) {
   char line[256];
   for (size_t pc = 0; pc < slots;) {
     const size_t used = disassemble_one(bytes, slots, pc, line, sizeof line);
     if (used == 0) throw CliError("disasm: cannot render the instruction at pc " + std::to_string(pc));
-    if (plain) {
-      std::printf("%s\n", line);
-    } else {
-      std::printf("%4zu: %s\n", pc, line);
-    }
+    std::printf("%s\n", line);
     pc += used;
   }
 }
 
 int disasm_object(const std::string& input, Bytes bytes, const std::string& section, const std::string& function,
-                  bool plain) {
+                  bool plain, const ListingStyle& style) {
+  const std::vector<DataSymbol> symbols = data_symbols(bytes);
   const LoadedObject loaded(std::move(bytes), "");
   if (!loaded.result().ok()) throw CliError(input + ": " + elf_message(loaded.result()));
+  if (!function.empty() && !plain) {
+    // A subprogram (no program of its own): its slots in the first program linking it.
+    const FoundFunction found = find_subprogram(loaded.object(), section, function);
+    if (found.function != nullptr && found.function->pc != 0) {
+      std::printf("%s (in %s):\n", function.c_str(), program_label(*found.program).c_str());
+      print_listing(loaded.object(), *found.program, symbols, style, found.function->pc,
+                    found.function->pc + found.function->slots);
+      return kExitOk;
+    }
+  }
   std::vector<const ElfProgram*> programs = loaded.select("disasm", section, function);
   if (section.empty() && function.empty()) {
     // Every program, autoloaded or not: disassembly is for looking.
@@ -47,8 +60,12 @@ int disasm_object(const std::string& input, Bytes bytes, const std::string& sect
       status = kExitUsage;
       continue;
     }
-    if (!plain) std::printf("%s:\n", program_label(*program).c_str());
-    print_listing(program->insns, program->slots, plain);
+    if (plain) {
+      print_plain(program->insns, program->slots);
+      continue;
+    }
+    std::printf("%s:\n", program_label(*program).c_str());
+    print_listing(loaded.object(), *program, symbols, style, 0, program->slots);
   }
   return status;
 }
@@ -59,10 +76,17 @@ int cmd_disasm(const std::vector<std::string>& arguments) {
   Args args("disasm", arguments);
   std::string input, section, function;
   bool plain = false;
+  ListingStyle style;
   while (!args.done()) {
     const std::string& arg = args.take();
     if (arg == "--plain") {
       plain = true;
+    } else if (arg == "--syntax") {
+      const std::string syntax = args.value_of(arg);
+      if (syntax != "conformance" && syntax != "llvm") args.fail("--syntax wants conformance or llvm");
+      style.syntax = syntax == "llvm" ? Syntax::llvm : Syntax::conformance;
+    } else if (arg == "-S") {
+      style.source = true;
     } else if (arg == "--section") {
       section = args.value_of(arg);
     } else if (arg == "--function") {
@@ -72,16 +96,22 @@ int cmd_disasm(const std::vector<std::string>& arguments) {
     }
   }
   if (input.empty()) args.fail("missing input file (keel disasm IN.bin [--plain])");
+  if (plain && (style.source || style.syntax != Syntax::conformance))
+    args.fail("--plain is the assembler's syntax, without -S or --syntax llvm");
 
   Bytes bytes = read_file(input);
   int status = kExitOk;
   if (is_elf(bytes)) {
-    status = disasm_object(input, std::move(bytes), section, function, plain);
+    status = disasm_object(input, std::move(bytes), section, function, plain, style);
   } else {
     if (!section.empty() || !function.empty()) args.fail("--section and --function select programs of an ELF object");
     const std::string problem = raw_program_problem(bytes);
     if (!problem.empty()) throw CliError((input == "-" ? "<stdin>" : input) + ": " + problem);
-    print_listing(bytes.data(), bytes.size() / 8, plain);
+    if (plain) {
+      print_plain(bytes.data(), bytes.size() / 8);
+    } else {
+      print_listing(bytes.data(), bytes.size() / 8, style);
+    }
   }
   return std::fflush(stdout) == 0 ? status : kExitUsage;
 }

@@ -20,14 +20,18 @@ constexpr CommandUsage kCommands[] = {
       "  asm IN.s [-o OUT.bin]        assemble (IN '-' reads stdin; default OUT is IN with .bin,\n"
       "                               or stdout for stdin)\n"},
     {"disasm",
-      "  disasm IN.bin [--plain]      disassemble, one '<pc>: <insn>' line per instruction;\n"
-      "                               --plain prints only the instructions (re-assemblable)\n"
-      "  disasm OBJ.o [--section S] [--function F] [--plain]\n"
+      "  disasm IN.bin [--plain] [--syntax conformance|llvm]\n"
+      "                               disassemble, one '<pc>: <insn>' line per instruction, jump\n"
+      "                               targets labelled; --plain prints only the instructions\n"
+      "                               (re-assemblable); --syntax llvm writes llvm-objdump's form\n"
+      "  disasm OBJ.o [--section S] [--function F] [--plain] [-S] [--syntax conformance|llvm]\n"
       "                               the same for the programs of an ELF object, each under a\n"
-      "                               'section/function:' line (--plain: select one program)\n"},
+      "                               'section/function:' line, naming helpers, maps, global\n"
+      "                               variables and subprograms (--plain: select one program;\n"
+      "                               --function also finds a subprogram; -S: source lines)\n"},
     {"verify",
       "  verify IN.{bin,s} --type T [--map KIND:TYPE:KEY:VALUE:ENTRIES]... [--unprivileged]\n"
-      "         [--strict-alignment] [--json]\n"
+      "         [--strict-alignment] [--json] [--log]\n"
       "                               verify as Linux program type T (socket_filter, xdp, ...);\n"
       "                               each --map is the next map index a lddw may name, TYPE one\n"
       "                               of array, hash, percpu_array, percpu_hash, lru_hash,\n"
@@ -37,12 +41,14 @@ constexpr CommandUsage kCommands[] = {
       "                               here: lookups through them are rejected); prints PASS/FAIL\n"
       "                               (with the abstract state at the rejected pc) or one JSON object\n"
       "  verify OBJ.o [--section S] [--function F] [--type T | --default-type T] [--unprivileged]\n"
-      "         [--strict-alignment] [--json]\n"
+      "         [--strict-alignment] [--json] [--log]\n"
       "                               verify the autoloaded (or the selected) programs of an ELF\n"
       "                               object with its maps (--type overrides the section's type,\n"
       "                               --default-type types the sections whose names keel lacks);\n"
       "                               one PASS/FAIL line per program, with the source line of a\n"
-      "                               rejection when the object has BTF line info\n"},
+      "                               rejection when the object has BTF line info and the state;\n"
+      "                               --log: the path to a rejection, each instruction under the\n"
+      "                               state entering it (at most 500, saying when it is cut)\n"},
     {"cases",
       "  cases FILE.jsonl [--maps MAPS.json] [--divergences FILE] [--prefix ID] [--unprivileged]\n"
       "        [--state] [--all] [--json]\n"

@@ -768,6 +768,134 @@ DataFile read_data_file(const std::filesystem::path& path) {
   return file;
 }
 
+// ---- listings -----------------------------------------------------------------
+
+// The listing line of the first instruction of `text`.
+std::string listing_of(const std::string& text, const ListingOptions& options, size_t index = 0) {
+  const Assembled a = assemble_text(text);
+  EXPECT_TRUE(a.result.ok()) << text;
+  char line[256];
+  const size_t used = disassemble_line(a.bytes.data(), a.bytes.size() / 8, index, options, line, sizeof line);
+  EXPECT_GT(used, 0u) << text;
+  return line;
+}
+
+std::string llvm_of(const std::string& text) {
+  ListingOptions options;
+  options.syntax = Syntax::llvm;
+  return listing_of(text, options);
+}
+
+TEST(TextListing, LlvmSyntax) {
+  // What llvm-objdump -d prints (LLVM's BPFInstrInfo.td asm strings).
+  const std::pair<const char*, const char*> cases[] = {
+      {"mov %r6, %r1", "r6 = r1"},
+      {"mov32 %r0, -1", "w0 = -1"},
+      {"add %r2, -4", "r2 += -4"},
+      {"arsh32 %r1, 2", "w1 s>>= 2"},
+      {"sdiv %r1, %r2", "r1 s/= r2"},
+      {"smod32 %r1, 3", "w1 s%= 3"},
+      {"movsx832 %r1, %r2", "w1 = (s8)w2"},
+      {"neg %r3", "r3 = -r3"},
+      {"be16 %r1", "r1 = be16 r1"},
+      {"le64 %r1", "r1 = le64 r1"},
+      {"bswap32 %r1", "r1 = bswap32 r1"},
+      {"ldxw %r2, [%r1+4]", "r2 = *(u32 *)(r1 + 4)"},
+      {"ldxsh %r2, [%r1-2]", "r2 = *(s16 *)(r1 - 2)"},
+      {"stdw [%r10-8], 7", "*(u64 *)(r10 - 8) = 7"},
+      {"stxb [%r10-1], %r3", "*(u8 *)(r10 - 1) = r3"},
+      {"lddw %r1, 0x100000000", "r1 = 4294967296 ll"},
+      {"lddw %r1, map_fd 3", "r1 = map_fd 3 ll"},
+      {"lddw %r1, map_value 2 + 16", "r1 = map_value 2 + 16 ll"},
+      {"ja -1", "goto -1"},
+      {"ja32 +5", "gotol +5"},
+      {"jsgt %r1, 5, +3", "if r1 s> 5 goto +3"},
+      {"jlt32 %r1, %r2, -2", "if w1 < w2 goto -2"},
+      {"jset %r1, 8, +0", "if r1 & 8 goto +0"},
+      {"call 1", "call 1"},
+      {"call local +4", "call 4"},
+      {"call %r2", "callx r2"},
+      {"exit", "exit"},
+      {"lock add [%r1+0], %r2", "lock *(u64 *)(r1 + 0) += r2"},
+      {"lock add32 [%r1+8], %r2", "lock *(u32 *)(r1 + 8) += r2"},
+      {"lock or32 [%r1+0], %r2", "lock *(u32 *)(r1 + 0) |= w2"},
+      {"lock fetch add [%r1+0], %r2", "r2 = atomic_fetch_add((u64 *)(r1 + 0), r2)"},
+      {"lock fetch xor32 [%r1-4], %r2", "w2 = atomic_fetch_xor((u32 *)(r1 - 4), w2)"},
+      {"lock xchg [%r1+0], %r2", "r2 = xchg_64(r1 + 0, r2)"},
+      {"lock cmpxchg32 [%r1+0], %r2", "w0 = cmpxchg32_32(r1 + 0, w0, w2)"},
+      {"ldabsh 12", "r0 = *(u16 *)skb[12]"},
+      {"ldindb %r1, 14", "r0 = *(u8 *)skb[r1 + 14]"},
+      {".8byte 0x00000000000000ff", ".8byte 0x00000000000000ff"},
+  };
+  for (const auto& [text, want] : cases) EXPECT_EQ(llvm_of(text), want) << text;
+}
+
+TEST(TextListing, EveryCanonicalInstructionHasAnLlvmForm) {
+  ListingOptions options;
+  options.syntax = Syntax::llvm;
+  for (const Case& c : encoding_cases()) {
+    const std::vector<uint8_t> bytes = to_bytes(c.words);
+    char line[256];
+    ASSERT_GT(disassemble_line(bytes.data(), bytes.size() / 8, 0, options, line, sizeof line), 0u) << c.text;
+    if (std::string(c.text).rfind(".8byte", 0) != 0) {
+      EXPECT_EQ(std::string(line).find(".8byte"), std::string::npos) << c.text;
+    }
+  }
+}
+
+const char* test_helper_name(int32_t id) { return id == 1 ? "bpf_map_lookup_elem" : nullptr; }
+const char* test_map_name(const void*, uint32_t index) { return index == 0 ? "counters" : index == 1 ? ".bss" : nullptr; }
+const char* test_variable_at(const void*, uint32_t index, int32_t offset, int32_t* within) {
+  if (index != 1 || offset < 8 || offset >= 24) return nullptr;
+  *within = offset - 8;
+  return "table";
+}
+const char* test_function_at(const void*, size_t slot) { return slot == 5 ? "helper_fn" : nullptr; }
+
+TEST(TextListing, NamesAndLabels) {
+  ListingOptions options;
+  options.labels = true;
+  options.helper_name = test_helper_name;
+  options.map_name = test_map_name;
+  options.variable_at = test_variable_at;
+  options.function_at = test_function_at;
+  EXPECT_EQ(listing_of("lddw %r1, map_fd 0", options), "lddw %r1, counters");
+  EXPECT_EQ(listing_of("lddw %r1, map_value 1 + 12", options), "lddw %r1, table + 4");
+  EXPECT_EQ(listing_of("lddw %r1, map_value 1 + 30", options), "lddw %r1, .bss + 30");  // no variable there
+  EXPECT_EQ(listing_of("lddw %r1, map_fd 7", options), "lddw %r1, map_fd 7");           // no name
+  EXPECT_EQ(listing_of("call 1", options), "call bpf_map_lookup_elem");
+  EXPECT_EQ(listing_of("call 2", options), "call 2");
+  EXPECT_EQ(listing_of("call memset", options), "call memset");
+  EXPECT_EQ(listing_of("jeq %r1, 0, +2\nexit\nexit\nexit", options), "jeq %r1, 0, .L3");
+  EXPECT_EQ(listing_of("call local +4\nexit\nexit\nexit\nexit\nexit", options), "call local helper_fn");
+  options.syntax = Syntax::llvm;
+  EXPECT_EQ(listing_of("jeq %r1, 0, +2\nexit\nexit\nexit", options), "if r1 == 0 goto +2 <.L3>");
+  EXPECT_EQ(listing_of("call local +4\nexit\nexit\nexit\nexit\nexit", options), "call 4 <helper_fn>");
+  EXPECT_EQ(listing_of("lddw %r1, map_fd 0", options), "r1 = counters ll");
+  EXPECT_EQ(listing_of("call 1", options), "call bpf_map_lookup_elem");
+  // Without hooks, a conformance listing is disassemble_one's line.
+  EXPECT_EQ(listing_of("jeq %r1, 0, +2\nexit\nexit\nexit", ListingOptions{}), "jeq %r1, 0, +2");
+}
+
+TEST(TextListing, JumpTargets) {
+  const Assembled a = assemble_text("jeq %r1, 0, +1\nja -2\ncall local -3\ncall 1\nlddw %r0, 1\nexit\n");
+  ASSERT_TRUE(a.result.ok());
+  const size_t slots = a.bytes.size() / 8;
+  size_t target = 99;
+  ASSERT_TRUE(jump_target(a.bytes.data(), slots, 0, target));
+  EXPECT_EQ(target, 2u);
+  ASSERT_TRUE(jump_target(a.bytes.data(), slots, 1, target));
+  EXPECT_EQ(target, 0u);
+  ASSERT_TRUE(jump_target(a.bytes.data(), slots, 2, target));
+  EXPECT_EQ(target, 0u);
+  EXPECT_FALSE(jump_target(a.bytes.data(), slots, 3, target));  // a helper call
+  EXPECT_FALSE(jump_target(a.bytes.data(), slots, 4, target));
+  EXPECT_FALSE(jump_target(a.bytes.data(), slots, 99, target));
+  // Out of the program: no target.
+  const Assembled out = assemble_text("ja +5\nexit\n");
+  EXPECT_FALSE(jump_target(out.bytes.data(), out.bytes.size() / 8, 0, target));
+}
+
 TEST(TextRoundTrip, Corpus) {
   const std::filesystem::path corpus = KEEL_CORPUS_DIR;
   if (!std::filesystem::is_directory(corpus / "bpf_conformance")) {

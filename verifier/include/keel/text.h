@@ -77,4 +77,47 @@ inline constexpr size_t kDisassemblyLineMax = 64;
 size_t disassemble_one(const uint8_t* bytes, size_t slots, size_t index, char* buffer,
                        size_t buffer_size);
 
+// ---- listings (`keel disasm`): names, labels and LLVM's syntax ------------
+
+enum class Syntax : uint8_t {
+  conformance,  // the syntax above (`ldxw %r2, [%r1+4]`)
+  llvm,         // llvm-objdump's (`r2 = *(u32 *)(r1 + 4)`, `if r1 > 5 goto +3`)
+};
+
+// How disassemble_line() writes an instruction. Every hook is optional; a
+// listing that uses them is for reading, not for assemble() (disassemble_one
+// is the round-trip form).
+struct ListingOptions {
+  Syntax syntax = Syntax::conformance;
+  /// Jumps and local calls name their target: the function starting there
+  /// (function_at), else `.L<slot>`; conformance syntax writes the label in
+  /// place of the offset, LLVM's keeps the offset and adds `<label>`.
+  bool labels = false;
+  /// The name of helper `id` for `call` ("bpf_map_lookup_elem"), or nullptr.
+  const char* (*helper_name)(int32_t id) = nullptr;
+  /// The name of map `index` (lddw's imm for map_fd, map_value, map_idx and
+  /// map_idx_value), e.g. "counters" or ".bss", or nullptr.
+  const char* (*map_name)(const void* context, uint32_t index) = nullptr;
+  /// For a value address (map_value, map_idx_value: map `index`, byte `offset`): the global
+  /// variable there ("hits") with the offset into it in `*within`, or nullptr.
+  const char* (*variable_at)(const void* context, uint32_t index, int32_t offset, int32_t* within) = nullptr;
+  /// The name of the function whose first slot is `slot`, or nullptr.
+  const char* (*function_at)(const void* context, size_t slot) = nullptr;
+  /// Passed to map_name, variable_at and function_at.
+  const void* context = nullptr;
+};
+
+// The longest line disassemble_line() writes without its names, NUL included.
+inline constexpr size_t kListingLineMax = 96;
+
+// Writes one line (no newline) for the instruction at slot `index` as
+// `options` say; returns the slots consumed (2 for lddw, 0 when the buffer
+// is too small). A slot with no canonical instruction prints as `.8byte`.
+size_t disassemble_line(const uint8_t* bytes, size_t slots, size_t index, const ListingOptions& options,
+                        char* buffer, size_t buffer_size);
+
+// The slot that the jump or local call at `index` goes to, into `target`;
+// false for any other instruction or a target outside the program.
+bool jump_target(const uint8_t* bytes, size_t slots, size_t index, size_t& target);
+
 }  // namespace keel
