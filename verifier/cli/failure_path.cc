@@ -44,10 +44,23 @@ bool leads_to(const Program& program, uint32_t from, uint32_t to) {
 bool state_holds_reference(const std::string& state, uint32_t pc) {
   const size_t list = state.find("refs=[");
   if (list == std::string::npos) return false;
-  const size_t end = state.find(']', list);
   // "refs=[12,40,...]": "..." stands for references no longer tracked one by one.
-  const std::string refs = "," + state.substr(list + 6, end - list - 6) + ",";
-  return refs.find("," + std::to_string(pc) + ",") != std::string::npos || refs.find(",...,") != std::string::npos;
+  uint64_t value = 0;
+  bool digits = false;
+  for (size_t i = list + 6; i < state.size(); ++i) {
+    const char c = state[i];
+    if (c >= '0' && c <= '9') {
+      value = value * 10 + static_cast<uint64_t>(c - '0');
+      digits = true;
+      continue;
+    }
+    if (c == '.') return true;
+    if (digits && value == pc) return true;
+    if (c == ']') return false;
+    value = 0;
+    digits = false;
+  }
+  return false;
 }
 
 FailurePath failure_path(const Program& program, const TraceRecorder& recorder, uint32_t pc, size_t limit,

@@ -932,9 +932,8 @@ bool run_block(Run& run, uint32_t b, State*& w) {
     // capture at. No instruction that RFC 9669 has and Linux 6.1 lacks
     // folds (sdiv, smod and movsx do not), so the check below may come after.
     if (ConstantRun::may_fold(insn)) {
-      const uint32_t end = e.options.step_log != nullptr                        ? pc + 1
-                           : e.trace_pc > pc && e.trace_pc <= block.last ? e.trace_pc
-                                                                         : block.last + 1;
+      uint32_t end = e.trace_pc > pc && e.trace_pc <= block.last ? e.trace_pc : block.last + 1;
+      if (e.options.step_log != nullptr) end = pc + 1;  // the trace sees every instruction
       const uint32_t next = constants.fold_run(e.insns, pc, end, w->regs());
       if (next != pc) {
         pc = next - 1;
