@@ -4,20 +4,9 @@
 # A case runs keel, then checks the exit status and the output.
 set -u
 KEEL=$1 DATA=$2 WORK=$3 CASE=$4
+# fail, expect, stdout_has, stderr_has.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
-
-fail() { echo "FAIL ($CASE): $*"; echo "--- stdout"; cat out.txt 2>/dev/null; echo "--- stderr"; cat err.txt 2>/dev/null; exit 1; }
-
-# expect RC CMD...: runs CMD with stdout/stderr in out.txt/err.txt; checks the status.
-expect() {
-  local want=$1; shift
-  "$@" >out.txt 2>err.txt
-  local got=$?
-  [ "$got" -eq "$want" ] || fail "'$*' exited $got, expected $want"
-}
-# stdout / stderr must match an extended regex.
-stdout_has() { grep -Eq -- "$1" out.txt || fail "stdout lacks /$1/"; }
-stderr_has() { grep -Eq -- "$1" err.txt || fail "stderr lacks /$1/"; }
 # stdout is one JSON value `d` for which the Python expression $1 holds.
 json_check() {
   python3 -c 'import json, sys; d = json.load(open("out.txt")); sys.exit(0 if eval("(" + sys.argv[1] + ")") else 1)' "$1" \

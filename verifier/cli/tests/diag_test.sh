@@ -5,22 +5,12 @@
 # clang is found; KEEL_BPF_OBJECT_DIR) and skip (77) without them.
 set -u
 KEEL=$1 WORK=$2 CASE=$3
+# fail, expect, stdout_has, stdout_lacks, stderr_has.
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
 [ -n "${KEEL_BPF_OBJECT_DIR:-}" ] && [ -f "$KEEL_BPF_OBJECT_DIR/diagnostics.bpf.o" ] ||
   { echo "skipped: the project's BPF objects were not built (no clang)"; exit 77; }
 OBJ=$KEEL_BPF_OBJECT_DIR/diagnostics.bpf.o
-
-fail() { echo "FAIL ($CASE): $*"; echo "--- stdout"; cat out.txt 2>/dev/null; echo "--- stderr"; cat err.txt 2>/dev/null; exit 1; }
-expect() {
-  local want=$1; shift
-  "$@" >out.txt 2>err.txt
-  local got=$?
-  [ "$got" -eq "$want" ] || fail "'$*' exited $got, expected $want"
-}
-# stdout must match (grep -E) / must not match.
-stdout_has() { grep -Eq -- "$1" out.txt || fail "stdout lacks /$1/"; }
-stdout_lacks() { ! grep -Eq -- "$1" out.txt || fail "stdout has /$1/"; }
-stderr_has() { grep -Eq -- "$1" err.txt || fail "stderr lacks /$1/"; }
 
 case $CASE in
   helper_names)

@@ -49,11 +49,6 @@ void write_raw_slot(Writer& w, const uint8_t* slot) {
   w.hex(bytes::load<uint64_t>(slot), 16);
 }
 
-// The second slot of a lddw carries only imm (RFC 9669 §5.4).
-bool clean_tail(const RawInsn& tail) {
-  return tail.opcode == 0 && tail.dst == 0 && tail.src == 0 && tail.offset == 0;
-}
-
 // A jump's target: `+N`, or with labels the target's label.
 void target(Writer& w, const ListingOptions* listing, size_t index, int64_t relative) {
   if (listing != nullptr && listing->labels) {
@@ -185,14 +180,9 @@ size_t disassemble_conformance(const uint8_t* bytes, size_t slots, size_t index,
     w.finish_whole();
     return 0;
   }
-  const RawInsn insn = read_raw(bytes, index);
-  const Mnemonic* m = text::canonical_row(insn);
-  RawInsn tail{};
-  if (m != nullptr && m->form == Form::lddw) {
-    // A lddw without a clean second slot is printed slot by slot.
-    if (index + 1 < slots) tail = read_raw(bytes, index + 1);
-    if (index + 1 >= slots || !clean_tail(tail)) m = nullptr;
-  }
+  RawInsn insn{}, tail{};
+  // A lddw without a clean second slot is printed slot by slot.
+  const Mnemonic* m = text::canonical_at(bytes, slots, index, insn, tail);
   size_t consumed = 1;
   if (m == nullptr) {
     write_raw_slot(w, bytes + index * 8);
@@ -211,7 +201,8 @@ size_t disassemble_one(const uint8_t* bytes, size_t slots, size_t index, char* b
 
 size_t disassemble_line(const uint8_t* bytes, size_t slots, size_t index, const ListingOptions& options,
                         char* buffer, size_t buffer_size) {
-  if (options.syntax == Syntax::llvm) return text::disassemble_llvm(bytes, slots, index, options, buffer, buffer_size);
+  if (options.syntax == Syntax::llvm && bytes != nullptr && index < slots)
+    return text::disassemble_llvm(bytes, slots, index, options, buffer, buffer_size);
   return disassemble_conformance(bytes, slots, index, &options, buffer, buffer_size);
 }
 

@@ -22,7 +22,7 @@ bool write_map_name(TextWriter& w, const ListingOptions& options, uint8_t src, i
 // The name of helper `id`, or nullptr.
 const char* helper_name(const ListingOptions& options, int64_t id);
 
-// disassemble_line() for Syntax::llvm.
+// disassemble_line() for Syntax::llvm; `index` < `slots`, `bytes` not null.
 size_t disassemble_llvm(const uint8_t* bytes, size_t slots, size_t index, const ListingOptions& options,
                         char* buffer, size_t buffer_size);
 

@@ -315,29 +315,15 @@ size_t write_insn(Writer& w, const Mnemonic& m, const RawInsn& insn, const RawIn
   return 0;
 }
 
-// lddw's second slot holds only imm (RFC 9669 §5.4).
-bool clean_tail(const RawInsn& tail) {
-  return tail.opcode == 0 && tail.dst == 0 && tail.src == 0 && tail.offset == 0;
-}
-
 }  // namespace
 
 size_t disassemble_llvm(const uint8_t* bytes, size_t slots, size_t index, const ListingOptions& options,
                         char* buffer, size_t buffer_size) {
   Writer w(buffer, buffer_size);
-  if (bytes == nullptr || index >= slots) {
-    w.finish_whole();
-    return 0;
-  }
-  const RawInsn insn = read_raw(bytes, index);
-  const Mnemonic* m = canonical_row(insn);
-  RawInsn tail{};
-  if (m != nullptr && m->form == Form::lddw) {
-    if (index + 1 < slots) tail = read_raw(bytes, index + 1);
-    if (index + 1 >= slots || !clean_tail(tail)) m = nullptr;
-  }
+  RawInsn insn{}, tail{};
+  const Mnemonic* m = canonical_at(bytes, slots, index, insn, tail);
   size_t consumed = m != nullptr ? write_insn(w, *m, insn, tail, options, index) : 0;
-  if (consumed == 0) {
+  if (consumed == 0) {  // what the conformance table has no row for
     w.put(".8byte ");
     w.hex(bytes::load<uint64_t>(bytes + index * 8), 16);
     consumed = 1;
