@@ -156,7 +156,7 @@ int verify_raw(const std::string& input, Bytes file, const std::string& type_nam
   options.verify.map_count = static_cast<uint32_t>(descriptors.size());
   options.with_state = true;
   options.helper_name = linux_helper_name;
-  options.path_steps = log ? kLogSteps : 0;
+  options.path_steps = log && !json_output ? kLogSteps : 0;  // the JSON has no trace (yet)
   const Check check = check_program(bytes.data(), bytes.size(), type, options);
   // A raw program that decode() refuses is rejected, as bpf(2) rejects it.
   const Outcome outcome = check.accepted() ? Outcome::accept : Outcome::reject;
@@ -259,9 +259,9 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
   options.with_state = true;
   options.helper_name = linux_helper_name;
   options.map_names = map_names.data();
-  options.path_steps = log ? kLogSteps : 0;
+  options.path_steps = log && !json_output ? kLogSteps : 0;  // the JSON has no trace (yet)
   Check check = check_program(program.insns, size_t{program.slots} * 8, *type, options);
-  if (check.decoded.ok() && check.verdict.reason == Reason::unreleased_reference && !log) {
+  if (check.decoded.ok() && check.verdict.reason == Reason::unreleased_reference && options.path_steps == 0) {
     // The leak's exit path comes from the trace (the exit itself is shared).
     options.path_steps = kLeakPathSteps;
     check = check_program(program.insns, size_t{program.slots} * 8, *type, options);
