@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "json_out.h"
+#include "kernel_btf.h"
 #include "keel/platform_linux.h"
 #include "object_file.h"
 #include "program.h"
@@ -220,7 +221,7 @@ struct ProgramReport {
 };
 
 ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram& program, const VerifyOptions& base,
-                                    bool json_output, bool log) {
+                                    const KernelBtfFile* kernel, bool json_output, bool log) {
   const std::string label = program_label(program);
   Entry entry;
   entry.section = program.section;
@@ -244,6 +245,13 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
     return unchecked(Outcome::unsupported, "unknown_program_type",
                      "no program type for the section (use --type or --default-type)");
   const ProgramType* type = find_program_type(linux_platform(), program.type_name);
+  std::unique_ptr<BtfProgramType> btf_type;
+  if (type == nullptr && is_btf_typed_section(program.section)) {
+    std::string why;
+    btf_type = btf_program_type(kernel, program, why);
+    if (btf_type == nullptr) return unchecked(Outcome::unsupported, "unsupported_program_type", why);
+    type = &btf_type->type;
+  }
   if (type == nullptr)
     return unchecked(Outcome::unsupported, "unsupported_program_type",
                      std::string("program type '") + program.type_name + "' is not one keel models (" +
@@ -302,7 +310,8 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
 
 int verify_object(const std::string& input, Bytes bytes, const std::string& type_name,
                   const std::string& default_type, Args& args, const std::string& section,
-                  const std::string& function, const VerifyOptions& base, bool json_output, bool log) {
+                  const std::string& function, const VerifyOptions& base, const KernelBtfFile* kernel,
+                  bool json_output, bool log) {
   if (!type_name.empty()) (void)program_type(args, type_name);
   if (!default_type.empty()) (void)program_type(args, default_type);
   const LoadedObject loaded(std::move(bytes), type_name, default_type);
@@ -322,7 +331,7 @@ int verify_object(const std::string& input, Bytes bytes, const std::string& type
   Outcome overall = Outcome::accept;
   JsonArray list;
   for (const ElfProgram* program : programs) {
-    const ProgramReport report = verify_object_program(loaded, *program, base, json_output, log);
+    const ProgramReport report = verify_object_program(loaded, *program, base, kernel, json_output, log);
     overall = worse(overall, report.outcome);
     if (json_output) list.push(report.json);
   }
@@ -346,6 +355,7 @@ int cmd_verify(const std::vector<std::string>& arguments) {
   std::vector<NamedMap> maps;
   bool json_output = false;
   bool log = false;
+  std::string btf_path;
   VerifyOptions options;
   // As `keel cases` checks the Linux selftests: Linux 6.1's rules, and
   // privileged reads of unwritten stack yield unknown values.
@@ -370,6 +380,8 @@ int cmd_verify(const std::vector<std::string>& arguments) {
       json_output = true;
     } else if (arg == "--log") {
       log = true;
+    } else if (arg == "--btf") {
+      btf_path = args.value_of(arg);
     } else {
       args.single_input(arg, input);
     }
@@ -380,8 +392,9 @@ int cmd_verify(const std::vector<std::string>& arguments) {
   Bytes bytes = read_file(input);
   if (is_elf(bytes)) {
     if (!maps.empty()) args.fail("--map is for raw programs: an object's maps come from the object");
+    const std::unique_ptr<KernelBtfFile> kernel = btf_path.empty() ? nullptr : std::make_unique<KernelBtfFile>(btf_path);
     return verify_object(input, std::move(bytes), type_name, default_type, args, section, function, options,
-                         json_output, log);
+                         kernel.get(), json_output, log);
   }
   if (!section.empty() || !function.empty()) args.fail("--section and --function select programs of an ELF object");
   if (!default_type.empty()) args.fail("--default-type is for ELF objects (raw programs take --type)");

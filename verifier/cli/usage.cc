@@ -41,14 +41,16 @@ constexpr CommandUsage kCommands[] = {
       "                               here: lookups through them are rejected); prints PASS/FAIL\n"
       "                               (with the abstract state at the rejected pc) or one JSON object\n"
       "  verify OBJ.o [--section S] [--function F] [--type T | --default-type T] [--unprivileged]\n"
-      "         [--strict-alignment] [--json] [--log]\n"
+      "         [--strict-alignment] [--json] [--btf FILE] [--log]\n"
       "                               verify the autoloaded (or the selected) programs of an ELF\n"
       "                               object with its maps (--type overrides the section's type,\n"
       "                               --default-type types the sections whose names keel lacks);\n"
       "                               one PASS/FAIL line per program, with the source line of a\n"
       "                               rejection when the object has BTF line info and the state;\n"
-      "                               --log: the path to a rejection, each instruction under the\n"
-      "                               state entering it (at most 500, saying when it is cut)\n"},
+      "                               --btf FILE (the kernel's BTF, e.g. /sys/kernel/btf/vmlinux)\n"
+      "                               types the context of fentry/fexit/fmod_ret/tp_btf/lsm/iter\n"
+      "                               programs; --log: the path to a rejection, each instruction\n"
+      "                               under the state entering it (at most 500, saying when cut)\n"},
     {"cases",
       "  cases FILE.jsonl [--maps MAPS.json] [--divergences FILE] [--prefix ID] [--unprivileged]\n"
       "        [--state] [--all] [--json]\n"

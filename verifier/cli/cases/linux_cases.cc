@@ -53,6 +53,8 @@ MapType map_type(const std::string& name) {
   if (name == "BPF_MAP_TYPE_DEVMAP_HASH") return MapType::devmap_hash;
   if (name == "BPF_MAP_TYPE_CPUMAP") return MapType::cpumap;
   if (name == "BPF_MAP_TYPE_XSKMAP") return MapType::xskmap;
+  if (name == "BPF_MAP_TYPE_SOCKMAP") return MapType::sockmap;
+  if (name == "BPF_MAP_TYPE_SOCKHASH") return MapType::sockhash;
   // No inner map template here (maps.json gives it as prose): lookups are rejected.
   if (name == "BPF_MAP_TYPE_ARRAY_OF_MAPS") return MapType::array_of_maps;
   if (name == "BPF_MAP_TYPE_HASH_OF_MAPS") return MapType::hash_of_maps;

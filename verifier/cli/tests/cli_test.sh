@@ -179,7 +179,7 @@ case $CASE in
     # maps.json is found beside the .jsonl.
     expect 0 "$KEEL" cases "$DATA/cases/small.jsonl"
     stdout_has '^FALSE-REJECT cli/3 a false reject: pc 0 ctx_bad_access: '
-    stdout_has '^SKIPPED 1: prog_type:sk_skb$'
+    stdout_has '^SKIPPED 1: prog_type:flow_dissector$'
     ! grep -q '^FALSE-ACCEPT' out.txt || fail "unexpected false accept"
     [ "$(tail -n 2 out.txt | head -n 1)" = "false-accepts: 0, false-rejects: 1, skipped: 1" ] || fail "wrong counts line"
     [ "$(tail -n 1 out.txt)" = "4 passed, 1 failed" ] || fail "wrong summary line"
@@ -189,7 +189,7 @@ case $CASE in
     expect 0 "$KEEL" cases "$DATA/cases/small.jsonl" --maps "$DATA/cases/maps.json" --json
     json_check "d['passed'] == 4 and d['failed'] == 1 and d['skipped'] == 1 and d['false_accepts'] == 0 and
       len(d['cases']) == 6 and d['cases'][3]['outcome'] == 'false_reject' and d['cases'][3]['reason'] == 'ctx_bad_access' and
-      d['cases'][2]['outcome'] == 'agree' and d['cases'][4]['skip_reason'] == 'prog_type:sk_skb'" ;;
+      d['cases'][2]['outcome'] == 'agree' and d['cases'][4]['skip_reason'] == 'prog_type:flow_dissector'" ;;
   cases_false_accept)
     expect 1 "$KEEL" cases "$DATA/cases/false-accept.jsonl"
     stdout_has '^FALSE-ACCEPT cli-fa/0 a false accept$'
@@ -204,7 +204,7 @@ case $CASE in
     expect 0 "$KEEL" cases "$DATA/cases/small.jsonl" --all
     [ "$(grep -c '^AGREE \|^FALSE-\|^SKIP ' out.txt)" -eq 6 ] || fail "not one line per case"
     stdout_has '^FALSE-REJECT cli/3 a false reject: reject pc 0 ctx_bad_access: '
-    stdout_has '^SKIP [^ ]+ .*: prog_type:sk_skb$'
+    stdout_has '^SKIP [^ ]+ .*: prog_type:flow_dissector$'
     stdout_has '^AGREE [^ ]+ .*: accept$'
     [ "$(tail -n 1 out.txt)" = "4 passed, 1 failed" ] || fail "wrong summary line with --all" ;;
   suite_pack)
@@ -430,7 +430,9 @@ PY
       "$KEEL_BPF_OBJECT_DIR/core.bpf.o" || fail "could not write fentry.o"
     expect 2 "$KEEL" verify fentry.o --function no_core --json
     json_check "[(p['verdict'], p['reason']) for p in d['programs']] == [('unsupported', 'unsupported_program_type')] and
-      d['verdict'] == 'unsupported'" ;;
+      d['verdict'] == 'unsupported' and '--btf' in d['programs'][0]['message']"
+    # --btf must name the kernel's BTF.
+    bad_input "not usable as the kernel's BTF \\(bad_btf\\)" "$KEEL" verify fentry.o --btf "$KEEL_BPF_OBJECT_DIR/core.bpf.o" ;;
   exit_codes)
     # The exit-status table, command by command: 0 / 1 / 2.
     "$KEEL" asm "$DATA/verify-ok.s" -o ok.bin 2>err.txt || fail "asm failed"

@@ -38,7 +38,7 @@ constexpr uint32_t kMapHash = 1, kMapArray = 2, kMapProgArray = 3, kMapPerfEvent
                    kMapPercpuHash = 5, kMapPercpuArray = 6, kMapStackTrace = 7,
                    kMapCgroupArray = 8, kMapLruHash = 9, kMapLruPercpuHash = 10,
                    kMapLpmTrie = 11, kMapArrayOfMaps = 12, kMapHashOfMaps = 13, kMapDevmap = 14,
-                   kMapCpumap = 16, kMapXskmap = 17, kMapDevmapHash = 25, kMapRingbuf = 27;
+                   kMapSockmap = 15, kMapCpumap = 16, kMapXskmap = 17, kMapSockhash = 18, kMapDevmapHash = 25, kMapRingbuf = 27;
 constexpr uint32_t kRdonlyProg = 1u << 7, kWronlyProg = 1u << 8;
 
 // A function of a code section: an STT_FUNC symbol, or the whole section
@@ -88,6 +88,8 @@ MapType map_type_of(uint32_t linux_type) {
     case kMapDevmapHash: return MapType::devmap_hash;
     case kMapCpumap: return MapType::cpumap;
     case kMapXskmap: return MapType::xskmap;
+    case kMapSockmap: return MapType::sockmap;
+    case kMapSockhash: return MapType::sockhash;
     default: return MapType::other;
   }
 }
