@@ -1,5 +1,6 @@
-// keel verify FILE.{bin,s} --type T [--map ...] [--unprivileged] [--strict-alignment] [--json]
+// keel verify FILE.{bin,s} --type T [--map ...] [--unprivileged] [--strict-alignment] [--json] [--log]
 // keel verify OBJ.o [--section S] [--function F] [--type T | --default-type T] [--btf FILE | --no-btf] [--json]
+//                   [--log]
 // Decodes with the helpers of a Linux program type, verifies, prints the
 // verdict: one line per program, or one JSON object.
 #include <algorithm>
@@ -24,6 +25,12 @@ namespace {
 std::string hardening_note(const Verdict& verdict) {
   return verdict.spec_guards == 0 ? std::string() : " spec_guards=" + std::to_string(verdict.spec_guards);
 }
+
+// --log: the most instructions of the path to a rejection it prints (the
+// trace says when it cuts the path).
+constexpr size_t kLogSteps = 500;
+// The path searched for the exit a leaked reference leaves by.
+constexpr size_t kLeakPathSteps = 4096;
 
 // The state lines of a rejection, indented under the FAIL line.
 void print_indented(const std::string& text) {
@@ -132,7 +139,7 @@ void print_report(const std::string& input, Outcome overall, const Json& maps, c
 }
 
 int verify_raw(const std::string& input, Bytes file, const std::string& type_name, const std::vector<NamedMap>& maps,
-               const VerifyOptions& base, bool json_output) {
+               const VerifyOptions& base, bool json_output, bool log) {
   const ProgramType& type = *keel_program_type(type_name);
   const Bytes bytes = program_from_bytes(input, std::move(file));
   std::vector<MapDescriptor> descriptors;
@@ -142,6 +149,8 @@ int verify_raw(const std::string& input, Bytes file, const std::string& type_nam
   options.verify.maps = descriptors.data();
   options.verify.map_count = static_cast<uint32_t>(descriptors.size());
   options.with_state = true;
+  options.helper_name = linux_helper_name;
+  options.path_steps = log && !json_output ? kLogSteps : 0;  // the JSON has no trace (yet)
   const Check check = check_program(bytes.data(), bytes.size(), type, options);
   // A raw program that decode() refuses is rejected, as bpf(2) rejects it.
   const Outcome outcome = check.accepted() ? Outcome::accept : Outcome::reject;
@@ -162,8 +171,39 @@ int verify_raw(const std::string& input, Bytes file, const std::string& type_nam
   } else {
     std::printf("FAIL %s type=%s insns=%u %s\n", input.c_str(), type_name.c_str(), check.insns, check.message.c_str());
     print_indented(check.state);
+    if (log) print_indented(render_path(check.path, bytes.data(), bytes.size() / 8));
   }
   return exit_status(outcome);
+}
+
+// Where a leaked reference was taken and the exit path that leaks it: the
+// exit instruction is shared by every return (its line is the closing
+// brace), so the path's last line before it that is not the exit's own is
+// the `return` that leaks.
+struct LeakSite {
+  const SourceLine* exit = nullptr;  // the leaking return's line, when found
+  std::string note;                  // appended to the message
+};
+
+std::string at(const SourceLine* line) {
+  return line != nullptr && line->file != nullptr ? std::string(line->file) + ":" + std::to_string(line->line) : "";
+}
+
+LeakSite leak_site(const ElfProgram& program, const Check& check) {
+  LeakSite site;
+  const SourceLine* acquired = find_source_line(program, check.verdict.detail.limit);
+  const SourceLine* exit = find_source_line(program, check.verdict.pc);
+  const std::vector<TraceStep>& steps = check.path.steps;
+  for (size_t i = steps.size(); exit != nullptr && i-- > 0;) {
+    const SourceLine* line = find_source_line(program, steps[i].pc);
+    if (line != nullptr && line->file != nullptr && (line->line != exit->line || line->file != exit->file)) {
+      site.exit = line;
+      break;
+    }
+  }
+  if (!at(acquired).empty()) site.note += "; acquired at " + at(acquired);
+  if (site.exit != nullptr) site.note += "; leaks on the exit path through line " + std::to_string(site.exit->line);
+  return site;
 }
 
 // One program of an object: its outcome, and its JSON entry (JSON output)
@@ -174,7 +214,7 @@ struct ProgramReport {
 };
 
 ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram& program, const VerifyOptions& base,
-                                    const KernelBtfFile* kernel, bool json_output) {
+                                    const KernelBtfFile* kernel, bool json_output, bool log) {
   const std::string label = program_label(program);
   Entry entry;
   entry.section = program.section;
@@ -210,17 +250,34 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
                      std::string("program type '") + program.type_name + "' is not one keel models (" +
                          program_type_names() + ")");
 
+  std::vector<const char*> map_names;
+  for (uint32_t i = 0; i < loaded.object().map_count; ++i) map_names.push_back(loaded.object().map_info[i].name);
   CheckOptions options;
   options.verify = base;
   options.verify.maps = loaded.object().maps;
   options.verify.map_count = loaded.object().map_count;
+  // The registers at the rejected pc, as for .s/.bin programs.
+  options.with_state = true;
+  options.helper_name = linux_helper_name;
+  options.map_names = map_names.data();
+  options.path_steps = log && !json_output ? kLogSteps : 0;  // the JSON has no trace (yet)
   Check check = check_program(program.insns, size_t{program.slots} * 8, *type, options);
+  if (check.decoded.ok() && check.verdict.reason == Reason::unreleased_reference && options.path_steps == 0) {
+    // The leak's exit path comes from the trace (the exit itself is shared).
+    options.path_steps = kLeakPathSteps;
+    check = check_program(program.insns, size_t{program.slots} * 8, *type, options);
+  }
   if (!check.accepted()) {
     const std::string poisoned = core_failure_at(program, check.pc());
     if (!poisoned.empty()) check.message += " (" + poisoned + ")";
   }
   const Outcome outcome = check.accepted() ? Outcome::accept : Outcome::reject;
   const SourceLine* line = check.accepted() ? nullptr : find_source_line(program, check.pc());
+  if (check.decoded.ok() && check.verdict.reason == Reason::unreleased_reference) {
+    const LeakSite leak = leak_site(program, check);
+    if (leak.exit != nullptr) line = leak.exit;
+    check.message += leak.note;
+  }
   std::string where;
   if (line != nullptr && line->file != nullptr) where = std::string(line->file) + ":" + std::to_string(line->line);
 
@@ -242,6 +299,8 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
       while (*text == ' ' || *text == '\t') ++text;
       if (*text != '\0') std::printf("    %s\n", text);
     }
+    print_indented(check.state);
+    if (log) print_indented(render_path(check.path, program.insns, program.slots));
   }
   return ProgramReport{outcome, Json()};
 }
@@ -249,7 +308,7 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
 int verify_object(const std::string& input, Bytes bytes, const std::string& type_name,
                   const std::string& default_type, const std::string& section,
                   const std::string& function, const VerifyOptions& base, bool json_output,
-                  const KernelBtfBytes& btf) {
+                  const KernelBtfBytes& btf, bool log) {
   const LoadedObject loaded(std::move(bytes), type_name, default_type, &btf.bytes);
   if (!loaded.result().ok()) {
     // The object as a whole cannot be loaded: nothing was checked.
@@ -274,7 +333,7 @@ int verify_object(const std::string& input, Bytes bytes, const std::string& type
   Outcome overall = Outcome::accept;
   Json list = Json::array();
   for (const ElfProgram* program : programs) {
-    const ProgramReport report = verify_object_program(loaded, *program, base, kernel.get(), json_output);
+    const ProgramReport report = verify_object_program(loaded, *program, base, kernel.get(), json_output, log);
     overall = worse(overall, report.outcome);
     if (json_output) list.push_back(report.json);
   }
@@ -298,7 +357,7 @@ int verify_object(const std::string& input, Bytes bytes, const std::string& type
 struct VerifyArgs {
   std::string input, type_name, default_type, section, function, btf_path;
   std::vector<std::string> maps;
-  bool json = false, unprivileged = false, strict_alignment = false, no_btf = false;
+  bool json = false, unprivileged = false, strict_alignment = false, no_btf = false, log = false;
 };
 
 int verify(const VerifyArgs& args) {
@@ -316,7 +375,7 @@ int verify(const VerifyArgs& args) {
   if (is_elf(bytes)) {
     if (!args.maps.empty()) fail("--map is for raw programs: an object's maps come from the object");
     return verify_object(input, std::move(bytes), args.type_name, args.default_type, args.section, args.function,
-                         options, args.json, read_kernel_btf(args.btf_path, args.no_btf));
+                         options, args.json, read_kernel_btf(args.btf_path, args.no_btf), args.log);
   }
   if (!args.section.empty() || !args.function.empty()) fail("--section and --function select programs of an ELF object");
   if (!args.btf_path.empty() || args.no_btf) fail("--btf and --no-btf are for ELF objects (CO-RE relocations)");
@@ -334,7 +393,7 @@ int verify(const VerifyArgs& args) {
     }
     fail("missing --type T (one of: " + program_type_names() + ")");
   }
-  return verify_raw(input, std::move(bytes), args.type_name, named_maps(args.maps), options, args.json);
+  return verify_raw(input, std::move(bytes), args.type_name, named_maps(args.maps), options, args.json, args.log);
 }
 
 }  // namespace
@@ -352,6 +411,8 @@ Run declare_verify(CLI::App& app) {
   app.add_flag("--unprivileged", args->unprivileged, "verify as loaded without CAP_BPF / CAP_PERFMON");
   app.add_flag("--strict-alignment", args->strict_alignment, "as BPF_F_STRICT_ALIGNMENT");
   app.add_flag("--json", args->json, "one JSON object instead of PASS/FAIL lines");
+  app.add_flag("--log", args->log,
+               "after a rejection, the path to it: each instruction under the abstract state entering it");
   auto* btf = app.add_option("--btf", args->btf_path,
                               "the kernel's BTF: CO-RE relocations are applied against it, and it types the "
                               "context of fentry/fexit/fmod_ret/tp_btf/lsm/iter programs (default: "

@@ -64,7 +64,10 @@ DataVerdict fail(const std::string& why) { return {Outcome::fail, why}; }
 // both are given: -- raw is the expected encoding), or -- raw alone.
 bool program_bytes(const DataFile& data, Bytes& out, std::string& why) {
   if (data.has_asm) {
-    const AsmResult result = assemble_text(data.asm_text, out);
+    // uBPF's assembler takes %r11..%r15 (its error tests need them).
+    AsmOptions options;
+    options.any_register_field = true;
+    const AsmResult result = assemble_text(data.asm_text, out, options);
     if (!result.ok()) {
       why = "assembler: " + std::string(asm_error_name(result.error)) + " at line " +
             std::to_string(data.asm_line + result.line) + " column " + std::to_string(result.column);

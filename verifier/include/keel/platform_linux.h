@@ -12,6 +12,10 @@ namespace keel {
 
 const Platform& linux_platform();
 
+// The name of Linux helper `id` as the program's source calls it
+// ("bpf_spin_lock" for 93), or nullptr for an id Linux 6.1 does not define.
+const char* linux_helper_name(int32_t id);
+
 // The helpers and rules shared by every program of a BTF-typed kind
 // ("tracing": fentry/fexit/fmod_ret/tp_btf/iter; "lsm"), without a
 // context: keel/btf_program.h completes one per target. nullptr for other

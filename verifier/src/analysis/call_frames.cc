@@ -22,6 +22,8 @@ bool check_callback_exit(Engine& e, const State& s, uint32_t pc) {
   d.kind = static_cast<uint8_t>(r0.kind);
   d.min = r0.value.smin;
   d.max = r0.value.smax;
+  d.allowed_min = 0;
+  d.allowed_max = 1;
   if (r0.kind != RegKind::scalar || r0.value.umax > 1 || (r0.value.bits.value | r0.value.bits.mask) > 1) {
     return e.fail(pc, Reason::bad_return_value, 0, d);
   }
@@ -52,6 +54,8 @@ bool do_exit(Fixpoint& fx, State& s, uint32_t pc) {
   const bool ranged = e.type.return_min != INT64_MIN || e.type.return_max != INT64_MAX;
   Detail d;
   d.kind = static_cast<uint8_t>(r0.kind);
+  d.allowed_min = e.type.return_min;
+  d.allowed_max = e.type.return_max;
   if (r0.kind != RegKind::scalar) {
     if (!e.options.privileged) return e.fail(pc, Reason::pointer_leak, 0, d);
     if (ranged) return e.fail(pc, Reason::bad_return_value, 0, d);
