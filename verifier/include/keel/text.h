@@ -31,6 +31,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "keel/result.h"
+
 namespace keel {
 
 enum class AsmError : uint8_t {
@@ -46,13 +48,12 @@ enum class AsmError : uint8_t {
 
 const char* asm_error_name(AsmError error);
 
-struct AsmResult {
-  AsmError error = AsmError::ok;
-  uint32_t line = 0;    // 1-based
-  uint32_t column = 0;  // 1-based
+struct AsmDetail {
+  uint32_t line = 0;    // 1-based, of the error
+  uint32_t column = 0;  // 1-based, of the error
   size_t slots = 0;     // instructions written (lddw counts two)
-  bool ok() const { return error == AsmError::ok; }
 };
+using AsmResult = Result<AsmError, AsmDetail>;
 
 // Assembles `text` into `out` (capacity `out_slots` 8-byte slots).
 [[nodiscard]] AsmResult assemble(const char* text, size_t length, uint8_t* out, size_t out_slots);

@@ -3,8 +3,8 @@
 // file's size first; offsets are 64-bit and added with overflow checks.
 #include "elf/reader.h"
 
-#include "elf/sort.h"
 #include "support/bytes.h"
+#include "support/sort.h"
 
 namespace keel::elf {
 

@@ -1,7 +1,7 @@
 // ELF64 little-endian reader for relocatable objects (System V gABI,
 // "Object Files" chapter): section headers, string tables and the symbol
 // table, each checked against the file before anything reads it. Internal
-// to the loader (elf/load.cc).
+// to the loader (elf/loader.h).
 #pragma once
 
 #include <cstddef>

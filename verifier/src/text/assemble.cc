@@ -570,7 +570,7 @@ AsmResult assemble(const char* text, size_t length, uint8_t* out, size_t out_slo
     Statement s;
     const Status status = Parser(line).parse(s);
     if (status.error != AsmError::ok) {
-      return AsmResult{status.error, line.number, column_of(line, status.at), 0};
+      return AsmResult{status.error, {line.number, column_of(line, status.at), 0}};
     }
   }
 
@@ -581,7 +581,7 @@ AsmResult assemble(const char* text, size_t length, uint8_t* out, size_t out_slo
     Statement s;
     (void)Parser(line).parse(s);  // cannot fail: pass 1 accepted it
     auto fail = [&](AsmError error, const char* at) {
-      return AsmResult{error, line.number, column_of(line, at), slot};
+      return AsmResult{error, {line.number, column_of(line, at), slot}};
     };
     if (s.label != nullptr &&
         find_label(text, length, s.label, s.label_length).line != line.number) {
