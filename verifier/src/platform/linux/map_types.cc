@@ -5,6 +5,7 @@
 // fixes at 4 bytes and libbpf fills in when a BTF definition leaves them out.
 #include "keel/platform_linux.h"
 #include "support/search.h"
+#include "support/strings.h"
 
 namespace keel {
 namespace {
@@ -39,14 +40,6 @@ constexpr bool sorted_by_id() {
   return true;
 }
 static_assert(sorted_by_id(), "kMapTypes must be sorted by id, each id once");
-
-bool same(const char* a, const char* b) {
-  while (*a != '\0' && *a == *b) {
-    ++a;
-    ++b;
-  }
-  return *a == *b;
-}
 
 }  // namespace
 
