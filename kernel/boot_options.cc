@@ -19,7 +19,7 @@ const char* after_prefix(const char* begin, const char* end, const char* prefix)
   return begin;
 }
 
-constexpr SelfTest named_tests[] = {SelfTest::invalid_opcode, SelfTest::page_fault,
+constexpr SelfTest kNamedTests[] = {SelfTest::invalid_opcode, SelfTest::page_fault,
                                     SelfTest::null_read, SelfTest::stack_overflow};
 
 }  // namespace
@@ -47,7 +47,7 @@ BootOptions parse_boot_options(const char* cmdline) {
     const char* value = after_prefix(begin, cursor, "keel.test=");
     if (value == nullptr) continue;  // other words belong to someone else (a loader, a user)
     options.self_test = SelfTest::unknown;
-    for (const SelfTest test : named_tests) {
+    for (const SelfTest test : kNamedTests) {
       if (word_is(value, cursor, self_test_name(test))) options.self_test = test;
     }
   }

@@ -5,15 +5,15 @@ namespace {
 
 // Devicetree Specification v0.4 §5.2 (header fields, big-endian 32-bit)
 // and §5.4.1 (structure block tokens).
-constexpr uint32_t magic = 0xd00dfeed;
-constexpr uint32_t header_size = 40;  // through size_dt_struct (version 17)
-constexpr uint32_t token_begin_node = 0x1;
-constexpr uint32_t token_end_node = 0x2;
-constexpr uint32_t token_prop = 0x3;
-constexpr uint32_t token_nop = 0x4;
-constexpr uint32_t token_end = 0x9;
+constexpr uint32_t kMagic = 0xd00dfeed;
+constexpr uint32_t kHeaderSize = 40;  // through size_dt_struct (version 17)
+constexpr uint32_t kTokenBeginNode = 0x1;
+constexpr uint32_t kTokenEndNode = 0x2;
+constexpr uint32_t kTokenProp = 0x3;
+constexpr uint32_t kTokenNop = 0x4;
+constexpr uint32_t kTokenEnd = 0x9;
 /// Deeper trees than this are refused rather than tracked (a real one has 4-6 levels).
-constexpr int max_depth = 32;
+constexpr int kMaxDepth = 32;
 
 uint32_t be32(const uint8_t* bytes) {
   return uint32_t{bytes[0]} << 24 | uint32_t{bytes[1]} << 16 | uint32_t{bytes[2]} << 8 |
@@ -92,8 +92,8 @@ const char* status_name(Status status) {
 }
 
 Status open(const uint8_t* data, size_t limit, Blob& out) {
-  if (data == nullptr || limit < header_size) return Status::bad_header;
-  if (be32(data) != magic) return Status::bad_magic;
+  if (data == nullptr || limit < kHeaderSize) return Status::bad_header;
+  if (be32(data) != kMagic) return Status::bad_magic;
   const uint32_t total = be32(data + 4);
   const uint32_t struct_offset = be32(data + 8);
   const uint32_t strings_offset = be32(data + 12);
@@ -103,9 +103,9 @@ Status open(const uint8_t* data, size_t limit, Blob& out) {
   const uint32_t struct_size = be32(data + 36);
   // size_dt_struct exists from version 17; §5.2: last_comp_version 16.
   if (version < 17 || last_compatible > 17) return Status::bad_header;
-  if (total < header_size || total > limit) return Status::bad_header;
+  if (total < kHeaderSize || total > limit) return Status::bad_header;
   // Both blocks inside the blob; compared without forming offset + size.
-  if (struct_offset < header_size || struct_offset > total || struct_size > total - struct_offset ||
+  if (struct_offset < kHeaderSize || struct_offset > total || struct_size > total - struct_offset ||
       struct_offset % 4 != 0 || struct_size % 4 != 0) {
     return Status::bad_header;
   }
@@ -126,9 +126,9 @@ Status find_property(const Blob& blob, const char* path, const char* property, P
     const uint32_t token = be32(begin + offset);
     offset += 4;
     switch (token) {
-      case token_begin_node: {
+      case kTokenBeginNode: {
         const int64_t length = bounded_length(begin + offset, begin + blob.struct_size);
-        if (length < 0 || depth == max_depth) return Status::bad_structure;
+        if (length < 0 || depth == kMaxDepth) return Status::bad_structure;
         const uint8_t* name = begin + offset;
         offset = align4(offset + static_cast<uint64_t>(length) + 1);
         ++depth;
@@ -140,12 +140,12 @@ Status find_property(const Blob& blob, const char* path, const char* property, P
         }
         break;
       }
-      case token_end_node:
+      case kTokenEndNode:
         if (depth == 0) return Status::bad_structure;
         --depth;
         if (matched > depth - 1) matched = depth > 0 ? depth - 1 : 0;
         break;
-      case token_prop: {
+      case kTokenProp: {
         if (offset + 8 > blob.struct_size) return Status::bad_structure;
         const uint32_t size = be32(begin + offset);
         const uint32_t name_offset = be32(begin + offset + 4);
@@ -164,9 +164,9 @@ Status find_property(const Blob& blob, const char* path, const char* property, P
         }
         break;
       }
-      case token_nop:
+      case kTokenNop:
         break;
-      case token_end:
+      case kTokenEnd:
         return depth == 0 ? Status::not_found : Status::bad_structure;
       default:
         return Status::bad_structure;

@@ -19,10 +19,10 @@ namespace {
 /// An emulator that is descheduled for longer than a period drops ticks
 /// (QEMU re-arms a periodic APIC timer from the current time); 10 ms
 /// leaves room on a loaded CI host (docs/adr/0008).
-constexpr uint64_t tick_period_ns = 10'000'000;
-constexpr uint64_t ticks_to_measure = 20;
+constexpr uint64_t kTickPeriodNs = 10'000'000;
+constexpr uint64_t kTicksToMeasure = 20;
 /// How long to wait for the first tick before reporting none.
-constexpr uint64_t tick_wait_limit_ns = 1'000'000'000;
+constexpr uint64_t kTickWaitLimitNs = 1'000'000'000;
 
 // Set by finish(), which a fault can re-enter while the line is printed.
 bool done_printed = false;
@@ -80,17 +80,17 @@ uint64_t median(uint64_t* values, uint64_t count) {
                         : values[count / 2 - 1] + (values[count / 2] - values[count / 2 - 1]) / 2;
 }
 
-// Starts the timer, lets `ticks_to_measure` ticks arrive with interrupts on,
+// Starts the timer, lets `kTicksToMeasure` ticks arrive with interrupts on,
 // and prints their period: the median of the intervals between ticks (an
 // emulator that is descheduled drops ticks, which would drag a mean far
 // off), and the mean beside it. Timing starts at the first tick, so the
 // first, partial period does not count.
 bool run_timer(const TickConverter& clock) {
-  if (!board::timer_start(tick_period_ns)) {
+  if (!board::timer_start(kTickPeriodNs)) {
     emit(Line("timer").str("source", board::timer_name()).str("status", "no-calibration"));
     return false;
   }
-  const service::Environment environment{&clock, tick_period_ns};
+  const service::Environment environment{&clock, kTickPeriodNs};
   const bool service_ok = service::start(environment);
 
   // The first tick is awaited by polling, against a deadline, so that a
@@ -98,15 +98,15 @@ bool run_timer(const TickConverter& clock) {
   // emulator's CPU thread spinning on clock reads competes with the thread
   // that delivers its timer interrupts, and under load (`ctest -j2` on a
   // busy 2-core host) the ticks then came 2x late.
-  const Ticks limit = ns_to_ticks(clock, tick_wait_limit_ns);
-  uint64_t stamps[ticks_to_measure + 1];
+  const Ticks limit = ns_to_ticks(clock, kTickWaitLimitNs);
+  uint64_t stamps[kTicksToMeasure + 1];
   const uint64_t base = tick_count();
   arch::enable_interrupts();
   const bool ticking = wait_for_tick(base + 1, board::clock_ticks(), limit.value);
   arch::disable_interrupts();
   if (ticking) {
     stamps[0] = board::clock_ticks();
-    for (uint64_t i = 1; i <= ticks_to_measure; ++i) {
+    for (uint64_t i = 1; i <= kTicksToMeasure; ++i) {
       while (tick_count() < base + 1 + i) arch::wait_for_interrupt();
       stamps[i] = board::clock_ticks();
     }
@@ -122,17 +122,17 @@ bool run_timer(const TickConverter& clock) {
   }
   // Clock ticks are converted only at the end, so no fraction of a tick is
   // lost per interval.
-  uint64_t intervals[ticks_to_measure];
-  for (uint64_t i = 0; i < ticks_to_measure; ++i) intervals[i] = stamps[i + 1] - stamps[i];
-  const Nanoseconds period = ticks_to_ns(clock, median(intervals, ticks_to_measure));
-  const Nanoseconds elapsed = ticks_to_ns(clock, stamps[ticks_to_measure] - stamps[0]);
-  const uint64_t mean_ns = elapsed.value / ticks_to_measure;
+  uint64_t intervals[kTicksToMeasure];
+  for (uint64_t i = 0; i < kTicksToMeasure; ++i) intervals[i] = stamps[i + 1] - stamps[i];
+  const Nanoseconds period = ticks_to_ns(clock, median(intervals, kTicksToMeasure));
+  const Nanoseconds elapsed = ticks_to_ns(clock, stamps[kTicksToMeasure] - stamps[0]);
+  const uint64_t mean_ns = elapsed.value / kTicksToMeasure;
   // A loose bound: it catches a timer programmed in the wrong unit (a
   // factor of 10 or more), not emulation jitter.
-  const bool plausible = !period.saturated && period.value >= tick_period_ns / 2 &&
-                         period.value <= tick_period_ns * 2;
-  line.dec("period_ns", period.value).dec("mean_ns", mean_ns).dec("ticks", ticks_to_measure)
-      .dec("requested_ns", tick_period_ns).str("source", board::timer_name());
+  const bool plausible = !period.saturated && period.value >= kTickPeriodNs / 2 &&
+                         period.value <= kTickPeriodNs * 2;
+  line.dec("period_ns", period.value).dec("mean_ns", mean_ns).dec("ticks", kTicksToMeasure)
+      .dec("requested_ns", kTickPeriodNs).str("source", board::timer_name());
   board::timer_describe(line);
   line.dec("emulated", board::emulated() ? 1 : 0)
       .str("status", plausible ? "ok" : "out-of-range");

@@ -13,8 +13,8 @@ size_t length_of(const char* text) {
 
 // The marker left where fields were dropped: room for it is kept in every
 // append, so a truncated line still ends with it.
-constexpr char truncation_marker[] = " +";
-constexpr size_t marker_length = sizeof(truncation_marker) - 1;
+constexpr char kTruncationMarker[] = " +";
+constexpr size_t marker_length = sizeof(kTruncationMarker) - 1;
 
 // A space inside a value would split it into two fields for a parser, and a
 // line break would end the line.
@@ -29,9 +29,9 @@ Line::Line(const char* event) {
 }
 
 bool Line::append(const char* text, size_t length) {
-  if (truncated_ || size_ + length + marker_length > capacity) {
+  if (truncated_ || size_ + length + marker_length > kCapacity) {
     if (!truncated_) {
-      for (size_t i = 0; i < marker_length; ++i) buffer_[size_++] = truncation_marker[i];
+      for (size_t i = 0; i < marker_length; ++i) buffer_[size_++] = kTruncationMarker[i];
       buffer_[size_] = '\0';
       truncated_ = true;
     }
@@ -46,14 +46,14 @@ bool Line::append(const char* text) { return append(text, length_of(text)); }
 
 Line& Line::field(const char* key, const char* value, size_t length) {
   // Built in a scratch buffer first so that a field is added whole or not at all.
-  char scratch[capacity];
+  char scratch[kCapacity];
   size_t used = 0;
   scratch[used++] = ' ';
-  for (const char* k = key; *k != '\0' && used < capacity; ++k) scratch[used++] = *k;
-  if (used < capacity) scratch[used++] = '=';
-  for (size_t i = 0; i < length && used < capacity; ++i) scratch[used++] = value_char(value[i]);
-  if (used == capacity) {
-    append(scratch, capacity);  // cannot fit: marks the line truncated
+  for (const char* k = key; *k != '\0' && used < kCapacity; ++k) scratch[used++] = *k;
+  if (used < kCapacity) scratch[used++] = '=';
+  for (size_t i = 0; i < length && used < kCapacity; ++i) scratch[used++] = value_char(value[i]);
+  if (used == kCapacity) {
+    append(scratch, kCapacity);  // cannot fit: marks the line truncated
     return *this;
   }
   append(scratch, used);
@@ -92,12 +92,12 @@ Line& Line::fixed6(const char* key, uint64_t whole, uint32_t millionths) {
 }
 
 Line& Line::word(const char* text) {
-  char scratch[capacity];
+  char scratch[kCapacity];
   size_t used = 0;
   scratch[used++] = ' ';
-  for (const char* t = text; *t != '\0' && used < capacity; ++t) scratch[used++] = value_char(*t);
-  if (used == capacity) {
-    append(scratch, capacity);  // cannot fit: marks the line truncated
+  for (const char* t = text; *t != '\0' && used < kCapacity; ++t) scratch[used++] = value_char(*t);
+  if (used == kCapacity) {
+    append(scratch, kCapacity);  // cannot fit: marks the line truncated
     return *this;
   }
   append(scratch, used);

@@ -11,7 +11,7 @@ namespace keel {
 
 class Line {
  public:
-  static constexpr size_t capacity = 240;  ///< a full line, newline excluded
+  static constexpr size_t kCapacity = 240;  ///< a full line, newline excluded
 
   explicit Line(const char* event);
 
@@ -34,7 +34,7 @@ class Line {
   bool append(const char* text);
   Line& field(const char* key, const char* value, size_t length);
 
-  char buffer_[capacity + 1];
+  char buffer_[kCapacity + 1];
   size_t size_ = 0;
   bool truncated_ = false;
 };

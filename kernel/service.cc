@@ -24,22 +24,22 @@ namespace {
 
 /// Loaded ELF objects, decoded and linked programs: everything that lives
 /// until the end of the run. Peak on qemu-x86: see the `keel arena` line.
-constexpr size_t program_arena_bytes = 64 * 1024;
+constexpr size_t kProgramArenaBytes = 64 * 1024;
 /// Scratch for one verification (CFG, abstract states), reset per program.
-constexpr size_t verify_arena_bytes = 64 * 1024;
+constexpr size_t kVerifyArenaBytes = 64 * 1024;
 /// Every map value of every object.
-constexpr size_t map_pool_bytes = 16 * 1024;
-constexpr uint32_t max_maps = 32;
-constexpr uint32_t max_tick_programs = 4;
+constexpr size_t kMapPoolBytes = 16 * 1024;
+constexpr uint32_t kMaxMaps = 32;
+constexpr uint32_t kMaxTickPrograms = 4;
 /// Runs whose time is kept for the median (the boot measures 21 ticks).
-constexpr uint32_t max_samples = 64;
+constexpr uint32_t kMaxSamples = 64;
 
 /// A tick program may execute at most this many instructions per tick: at
 /// a (pessimistic) 100 ns per instruction that is 4% of the 10 ms tick.
-constexpr uint64_t tick_budget_insns = 4096;
+constexpr uint64_t kTickBudgetInsns = 4096;
 /// A run-once program runs before the timer, with no deadline but the
 /// boot's: Linux's own complexity limit.
-constexpr uint64_t once_budget_insns = 1'000'000;
+constexpr uint64_t kOnceBudgetInsns = 1'000'000;
 
 struct TickProgram {
   const char* name;
@@ -54,23 +54,23 @@ struct TickProgram {
   RunStatus first_error;
   uint64_t first_error_r0;
   uint32_t samples;
-  uint64_t sample_ticks[max_samples];
-  uint64_t sample_insns[max_samples];
+  uint64_t sample_ticks[kMaxSamples];
+  uint64_t sample_insns[kMaxSamples];
 };
 
 struct State {
   const TickConverter* clock;
   uint64_t tick_period_ns;
   uint64_t seed;
-  TickProgram tick_programs[max_tick_programs];
+  TickProgram tick_programs[kMaxTickPrograms];
   uint32_t tick_program_count;
-  bpf::ArrayMap maps[max_maps];
+  bpf::ArrayMap maps[kMaxMaps];
   RunStack stack;
 };
 
-alignas(16) uint8_t program_memory[program_arena_bytes];
-alignas(16) uint8_t verify_memory[verify_arena_bytes];
-alignas(16) uint8_t map_memory[map_pool_bytes];
+alignas(16) uint8_t program_memory[kProgramArenaBytes];
+alignas(16) uint8_t verify_memory[kVerifyArenaBytes];
+alignas(16) uint8_t map_memory[kMapPoolBytes];
 constinit State state{};
 
 uint64_t now_ns() {
@@ -182,7 +182,7 @@ bool run_once(const ElfProgram& program, const Program& linked, uint64_t max_ins
 
 bool attach_tick(const ElfProgram& program, const Program& linked, uint64_t max_insns,
                  uint32_t first_map, uint32_t map_count) {
-  if (state.tick_program_count == max_tick_programs) {
+  if (state.tick_program_count == kMaxTickPrograms) {
     emit(Line("attach").str("prog", program.name).str("hook", "tick").str("status", "hook-full"));
     return false;
   }
@@ -235,7 +235,7 @@ bool start_program(const ElfProgram& program, const Object& object, uint32_t fir
   if (!outcome.accepted) return as_expected;
 
   const bpf::Hook hook = bpf::hook_of(*type);
-  const uint64_t budget = hook == bpf::Hook::tick ? tick_budget_insns : once_budget_insns;
+  const uint64_t budget = hook == bpf::Hook::tick ? kTickBudgetInsns : kOnceBudgetInsns;
   const uint64_t max_insns = outcome.verdict.max_insns_executed;
   const bool admitted = max_insns <= budget;
   emit(Line("admit").str("prog", program.name).str("hook", bpf::hook_name(hook))
@@ -260,7 +260,7 @@ bool start_program(const ElfProgram& program, const Object& object, uint32_t fir
 // `keel map prog=... map=... words=a,b,...`: the first 16 64-bit words of a
 // map, entry after entry, so the boot log shows what the program recorded.
 void emit_map(const char* program, const bpf::ArrayMap& map) {
-  char words[Line::capacity];
+  char words[Line::kCapacity];
   size_t used = 0;
   const uint32_t per_entry = map.descriptor.value_size / 8;
   uint32_t shown = 0;
@@ -289,7 +289,7 @@ bool start(const Environment& environment) {
   state.tick_program_count = 0;
 
   Arena program_arena(program_memory, sizeof program_memory);
-  bpf::MapStore store{state.maps, max_maps, 0, map_memory, sizeof map_memory, 0};
+  bpf::MapStore store{state.maps, kMaxMaps, 0, map_memory, sizeof map_memory, 0};
   size_t verify_peak = 0;
   bool ok = true;
   const programs::EmbeddedObjects embedded = programs::embedded_objects();
@@ -344,7 +344,7 @@ void on_tick(uint64_t tick) {
         t.first_error_r0 = result.r0;
       }
     }
-    if (t.samples < max_samples) {
+    if (t.samples < kMaxSamples) {
       t.sample_ticks[t.samples] = elapsed;
       t.sample_insns[t.samples] = result.insns_executed;
       ++t.samples;

@@ -13,7 +13,7 @@ namespace {
 
 // RAM starts at 1 GiB; scripts/qemu-virt and the tests give QEMU -m 128M
 // (the kernel uses its image and the device tree QEMU puts in RAM).
-constexpr MemoryRegion regions[] = {
+constexpr MemoryRegion kRegions[] = {
     {0x4000'0000, 128u << 20, MemoryKind::normal},  // RAM
     {0x0800'0000, 0x2'0000, MemoryKind::device},    // GICv2: distributor + CPU interface
     {0x0900'0000, 0x1000, MemoryKind::device},      // PL011 UART0
@@ -21,7 +21,7 @@ constexpr MemoryRegion regions[] = {
 
 }  // namespace
 
-MemoryMap board_memory_map() { return MemoryMap{regions, sizeof regions / sizeof regions[0]}; }
+MemoryMap board_memory_map() { return MemoryMap{kRegions, sizeof kRegions / sizeof kRegions[0]}; }
 
 // VIRT_GIC_DIST 0x08000000, VIRT_GIC_CPU 0x08010000; the non-secure EL1
 // physical timer is PPI 14 (ARCH_TIMER_NS_EL1_IRQ), INTID 16 + 14 = 30
@@ -34,7 +34,7 @@ namespace keel::board {
 namespace {
 
 // UART0, a PL011 that QEMU sets up itself.
-constexpr uintptr_t uart_base = 0x0900'0000;
+constexpr uintptr_t kUartBase = 0x0900'0000;
 
 // Exit statuses as on qemu-x86 (boards/qemu-x86/board.cc): ok 33, fail 35,
 // fault 37, so that no other way out (PSCI SYSTEM_OFF exits QEMU with 0,
@@ -49,7 +49,7 @@ bool emulated() { return true; }
 
 void uart_init() {}
 
-void uart_put(char c) { static_cast<void>(aarch64::pl011::put(uart_base, c)); }
+void uart_put(char c) { static_cast<void>(aarch64::pl011::put(kUartBase, c)); }
 
 void exit(ExitCode code) {
   aarch64::semihosting::exit(exit_status(code));

@@ -10,14 +10,14 @@ namespace keel::qemu_x86 {
 namespace {
 
 // Only what the identity map covers can be read (boot.S maps 0..4 GiB).
-constexpr uint64_t mapped_limit = uint64_t{1} << 32;
+constexpr uint64_t kMappedLimit = uint64_t{1} << 32;
 // The uncached window of that map (3..4 GiB): device registers must be
 // there, or a read could hit a stale cache line.
-constexpr uint64_t uncached_begin = uint64_t{3} << 30;
-constexpr uint64_t hpet_register_block = 1024;  // HPET 1.0a §2.3: 1 KiB of registers
+constexpr uint64_t kUncachedBegin = uint64_t{3} << 30;
+constexpr uint64_t kHpetRegisterBlock = 1024;  // HPET 1.0a §2.3: 1 KiB of registers
 
-constexpr uint64_t header_size = 36;     // §5.2.6
-constexpr uint64_t hpet_table_size = 56; // HPET 1.0a Table 3 (through page protection)
+constexpr uint64_t kHeaderSize = 36;     // §5.2.6
+constexpr uint64_t kHpetTableSize = 56; // HPET 1.0a Table 3 (through page protection)
 
 template <typename T>
 T load(uint64_t address) {
@@ -27,7 +27,7 @@ T load(uint64_t address) {
 }
 
 bool readable(uint64_t address, uint64_t size) {
-  return address < mapped_limit && size <= mapped_limit - address;
+  return address < kMappedLimit && size <= kMappedLimit - address;
 }
 
 bool signature_is(uint64_t address, const char* signature, uint64_t length) {
@@ -72,7 +72,7 @@ uint64_t find_rsdp() {
 // A description table's header is sane: signature, a length that covers the
 // header and stays in the map, and the checksum.
 bool table_ok(uint64_t address, const char* signature, uint64_t min_length) {
-  if (!readable(address, header_size) || !signature_is(address, signature, 4)) return false;
+  if (!readable(address, kHeaderSize) || !signature_is(address, signature, 4)) return false;
   const uint32_t length = load<uint32_t>(address + 4);
   return length >= min_length && readable(address, length) && checksum_ok(address, length);
 }
@@ -94,16 +94,16 @@ HpetLocation find_hpet() {
   const uint64_t root = use_xsdt ? xsdt : load<uint32_t>(rsdp + 16);
   const uint64_t entry_size = use_xsdt ? 8 : 4;
   result.root = use_xsdt ? "xsdt" : "rsdt";
-  if (!table_ok(root, use_xsdt ? "XSDT" : "RSDT", header_size)) {
+  if (!table_ok(root, use_xsdt ? "XSDT" : "RSDT", kHeaderSize)) {
     result.problem = "bad-root-table";
     return result;
   }
-  const uint64_t entries = (load<uint32_t>(root + 4) - header_size) / entry_size;
+  const uint64_t entries = (load<uint32_t>(root + 4) - kHeaderSize) / entry_size;
   for (uint64_t i = 0; i < entries; ++i) {
-    const uint64_t entry = root + header_size + i * entry_size;
+    const uint64_t entry = root + kHeaderSize + i * entry_size;
     const uint64_t table = use_xsdt ? load<uint64_t>(entry) : load<uint32_t>(entry);
     if (!readable(table, 4) || !signature_is(table, "HPET", 4)) continue;
-    if (!table_ok(table, "HPET", hpet_table_size)) {
+    if (!table_ok(table, "HPET", kHpetTableSize)) {
       result.problem = "bad-hpet-table";
       return result;
     }
@@ -114,7 +114,7 @@ HpetLocation find_hpet() {
       return result;
     }
     const uint64_t base = load<uint64_t>(table + 44);
-    if (base < uncached_begin || !readable(base, hpet_register_block)) {
+    if (base < kUncachedBegin || !readable(base, kHpetRegisterBlock)) {
       result.problem = "hpet-outside-uncached-map";
       return result;
     }

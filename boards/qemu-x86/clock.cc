@@ -16,33 +16,33 @@ using qemu_x86::HpetLocation;
 // HPET 1.0a §2.3.1 register offsets; §2.3.4 General Capabilities and ID
 // (COUNT_SIZE_CAP bit 13, NUM_TIM_CAP bits 12:8, COUNTER_CLK_PERIOD 63:32);
 // §2.3.5 General Configuration (ENABLE_CNF bit 0).
-constexpr uintptr_t hpet_capabilities_low = 0x000;
-constexpr uintptr_t hpet_capabilities_high = 0x004;  // the period, in fs
-constexpr uintptr_t hpet_configuration = 0x010;
-constexpr uintptr_t hpet_counter_low = 0x0F0;
-constexpr uintptr_t hpet_counter_high = 0x0F4;
-constexpr uint32_t hpet_count_size_64 = 1u << 13;
-constexpr uint32_t hpet_enable = 1u << 0;
+constexpr uintptr_t kHpetCapabilitiesLow = 0x000;
+constexpr uintptr_t kHpetCapabilitiesHigh = 0x004;  // the period, in fs
+constexpr uintptr_t kHpetConfiguration = 0x010;
+constexpr uintptr_t kHpetCounterLow = 0x0F0;
+constexpr uintptr_t kHpetCounterHigh = 0x0F4;
+constexpr uint32_t kHpetCountSize64 = 1u << 13;
+constexpr uint32_t kHpetEnable = 1u << 0;
 // §2.3.4: "less than or equal to 0x05F5E100" (100 ns); 0 is not a period.
-constexpr uint32_t hpet_max_period_fs = 0x05F5E100;
+constexpr uint32_t kHpetMaxPeriodFs = 0x05F5E100;
 
 // 8254 PIT (Intel 82C54 datasheet): 1.193182 MHz input; channel 2's gate
 // and output are bits 0 and 5 of port 0x61 (PC/AT system control port B).
-constexpr uint64_t pit_hz = 1'193'182;
-constexpr uint16_t pit_channel2 = 0x42;
-constexpr uint16_t pit_command = 0x43;
-constexpr uint16_t port_b = 0x61;
-constexpr uint8_t port_b_gate2 = 1u << 0;
-constexpr uint8_t port_b_speaker = 1u << 1;
-constexpr uint8_t port_b_out2 = 1u << 5;
+constexpr uint64_t kPitHz = 1'193'182;
+constexpr uint16_t kPitChannel2 = 0x42;
+constexpr uint16_t kPitCommand = 0x43;
+constexpr uint16_t kPortB = 0x61;
+constexpr uint8_t kPortBGate2 = 1u << 0;
+constexpr uint8_t kPortBSpeaker = 1u << 1;
+constexpr uint8_t kPortBOut2 = 1u << 5;
 // Channel 2, low then high byte, mode 0 (interrupt on terminal count:
 // OUT goes high when the count reaches zero), binary.
-constexpr uint8_t pit_channel2_mode0 = 0xB0;
+constexpr uint8_t kPitChannel2Mode0 = 0xB0;
 // 11932 counts = 10.0001 ms: long enough for a 1e-4 calibration error
 // from a few microseconds of port-access latency.
-constexpr uint16_t pit_calibration_count = 11932;
+constexpr uint16_t kPitCalibrationCount = 11932;
 // A PIT that never raises OUT2 (none present) must not hang the boot.
-constexpr uint64_t pit_spin_limit = 100'000'000;
+constexpr uint64_t kPitSpinLimit = 100'000'000;
 
 enum class Source : uint8_t { none, hpet, tsc };
 
@@ -63,8 +63,8 @@ ClockState state;
 
 uint32_t hpet_read(uintptr_t offset) { return mmio::read32(state.hpet_base + offset); }
 
-uint32_t read_counter_high(void*) { return hpet_read(hpet_counter_high); }
-uint32_t read_counter_low(void*) { return hpet_read(hpet_counter_low); }
+uint32_t read_counter_high(void*) { return hpet_read(kHpetCounterHigh); }
+uint32_t read_counter_low(void*) { return hpet_read(kHpetCounterLow); }
 
 uint64_t hpet_ticks() {
   if (state.hpet_counter_64) {
@@ -76,24 +76,24 @@ uint64_t hpet_ticks() {
   // FIXME: not interrupt-safe (a reader in the tick handler could race the
   // update), and QEMU's HPET is 64-bit, so only the host test
   // (kernel/tests/wrapping_counter_test.cc) covers this path.
-  return state.counter32.extend(hpet_read(hpet_counter_low));
+  return state.counter32.extend(hpet_read(kHpetCounterLow));
 }
 
 // Returns the reason the HPET cannot be used, or nullptr when it runs.
 const char* start_hpet(const HpetLocation& location) {
   if (!location.found) return location.problem;
   state.hpet_base = static_cast<uintptr_t>(location.base);
-  const uint32_t capabilities = hpet_read(hpet_capabilities_low);
-  const uint32_t period_fs = hpet_read(hpet_capabilities_high);
-  if (period_fs == 0 || period_fs > hpet_max_period_fs) return "hpet-period-invalid";
-  state.hpet_counter_64 = (capabilities & hpet_count_size_64) != 0;
+  const uint32_t capabilities = hpet_read(kHpetCapabilitiesLow);
+  const uint32_t period_fs = hpet_read(kHpetCapabilitiesHigh);
+  if (period_fs == 0 || period_fs > kHpetMaxPeriodFs) return "hpet-period-invalid";
+  state.hpet_counter_64 = (capabilities & kHpetCountSize64) != 0;
   state.hpet_timers = ((capabilities >> 8) & 0x1F) + 1;
-  mmio::write32(state.hpet_base + hpet_configuration,
-                hpet_read(hpet_configuration) | hpet_enable);
+  mmio::write32(state.hpet_base + kHpetConfiguration,
+                hpet_read(kHpetConfiguration) | kHpetEnable);
   // The counter must move, or every later wait would spin for ever.
-  const uint32_t first = hpet_read(hpet_counter_low);
+  const uint32_t first = hpet_read(kHpetCounterLow);
   for (int spin = 0; spin < 1'000'000; ++spin) {
-    if (hpet_read(hpet_counter_low) != first) {
+    if (hpet_read(kHpetCounterLow) != first) {
       state.rate = period_fs;
       state.source = Source::hpet;
       return nullptr;
@@ -113,17 +113,17 @@ struct PitRun {
 };
 
 PitRun time_pit_run() {
-  const uint8_t control = x86::in8(port_b);
-  x86::out8(port_b, static_cast<uint8_t>((control & ~port_b_speaker) | port_b_gate2));
-  x86::out8(pit_command, pit_channel2_mode0);
-  x86::out8(pit_channel2, static_cast<uint8_t>(pit_calibration_count & 0xFF));
+  const uint8_t control = x86::in8(kPortB);
+  x86::out8(kPortB, static_cast<uint8_t>((control & ~kPortBSpeaker) | kPortBGate2));
+  x86::out8(kPitCommand, kPitChannel2Mode0);
+  x86::out8(kPitChannel2, static_cast<uint8_t>(kPitCalibrationCount & 0xFF));
   const uint64_t load_before = x86::read_tsc();
-  x86::out8(pit_channel2, static_cast<uint8_t>(pit_calibration_count >> 8));  // starts it
+  x86::out8(kPitChannel2, static_cast<uint8_t>(kPitCalibrationCount >> 8));  // starts it
   const uint64_t load_after = x86::read_tsc();
   uint64_t still_low = load_after;
   PitRun run{0, 0};
-  for (uint64_t spin = 0; spin < pit_spin_limit; ++spin) {
-    const bool high = (x86::in8(port_b) & port_b_out2) != 0;
+  for (uint64_t spin = 0; spin < kPitSpinLimit; ++spin) {
+    const bool high = (x86::in8(kPortB) & kPortBOut2) != 0;
     const uint64_t now = x86::read_tsc();
     if (high) {
       const uint64_t start = load_before + (load_after - load_before) / 2;
@@ -133,7 +133,7 @@ PitRun time_pit_run() {
     }
     still_low = now;
   }
-  x86::out8(port_b, control);
+  x86::out8(kPortB, control);
   return run;
 }
 
@@ -147,12 +147,12 @@ uint64_t calibrate_tsc() {
     // CPUID.80000007H:EDX[bit 8]: the TSC ticks at a constant rate.
     state.tsc_invariant = (x86::cpuid(0x8000'0007).edx & (1u << 8)) != 0;
   }
-  constexpr int wanted = 3;
-  constexpr int max_attempts = 20;
-  PitRun good[wanted];
+  constexpr int kWanted = 3;
+  constexpr int kMaxAttempts = 20;
+  PitRun good[kWanted];
   int good_runs = 0;
   PitRun tightest{0, 0};
-  for (int attempt = 0; attempt < max_attempts && good_runs < wanted; ++attempt) {
+  for (int attempt = 0; attempt < kMaxAttempts && good_runs < kWanted; ++attempt) {
     const PitRun run = time_pit_run();
     if (run.ticks == 0) return 0;  // OUT2 never rose: no PIT
     if (run.uncertainty * 500 <= run.ticks) good[good_runs++] = run;
@@ -178,7 +178,7 @@ uint64_t calibrate_tsc() {
   // QEMU raises it after N: 84 ppm, below the bracket's resolution.)
   if (chosen.ticks >= (uint64_t{1} << 40)) return 0;
   state.tsc_uncertainty_ppm = chosen.uncertainty * 1'000'000 / chosen.ticks;
-  return chosen.ticks * pit_hz / pit_calibration_count;
+  return chosen.ticks * kPitHz / kPitCalibrationCount;
 }
 
 }  // namespace

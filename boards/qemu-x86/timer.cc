@@ -10,9 +10,9 @@ namespace keel::board {
 namespace {
 
 /// Calibration window: the APIC timer counts for 10 ms of the board clock.
-constexpr uint64_t calibration_ns = 10'000'000;
+constexpr uint64_t kCalibrationNs = 10'000'000;
 /// A clock-APIC-clock read triple wider than this was interrupted.
-constexpr uint64_t bracket_ns = 100'000;
+constexpr uint64_t kBracketNs = 100'000;
 
 /// The calibrated initial count (timer counts per tick), for the report.
 uint32_t counts_per_tick = 0;
@@ -22,18 +22,18 @@ uint32_t counts_per_tick = 0;
 // the master's IR2; ICW4: 8086 mode. OCW1 0xFF masks every line. Remapped
 // first so that a spurious IRQ 7/15 cannot arrive as exception 15 or 0x0F.
 void mask_legacy_pics() {
-  constexpr uint16_t master_command = 0x20, master_data = 0x21;
-  constexpr uint16_t slave_command = 0xA0, slave_data = 0xA1;
-  x86::out8(master_command, 0x11);
-  x86::out8(slave_command, 0x11);
-  x86::out8(master_data, x86::legacy_pic_base);
-  x86::out8(slave_data, x86::legacy_pic_base + 8);
-  x86::out8(master_data, 0x04);
-  x86::out8(slave_data, 0x02);
-  x86::out8(master_data, 0x01);
-  x86::out8(slave_data, 0x01);
-  x86::out8(master_data, 0xFF);
-  x86::out8(slave_data, 0xFF);
+  constexpr uint16_t kMasterCommand = 0x20, kMasterData = 0x21;
+  constexpr uint16_t kSlaveCommand = 0xA0, kSlaveData = 0xA1;
+  x86::out8(kMasterCommand, 0x11);
+  x86::out8(kSlaveCommand, 0x11);
+  x86::out8(kMasterData, x86::kLegacyPicBase);
+  x86::out8(kSlaveData, x86::kLegacyPicBase + 8);
+  x86::out8(kMasterData, 0x04);
+  x86::out8(kSlaveData, 0x02);
+  x86::out8(kMasterData, 0x01);
+  x86::out8(kSlaveData, 0x01);
+  x86::out8(kMasterData, 0xFF);
+  x86::out8(kSlaveData, 0xFF);
 }
 
 // One reading of the APIC count, bracketed by two clock reads. If the
@@ -61,14 +61,14 @@ Sample sample(uint64_t tight) {
 // the measurement is unusable (no clock progress, a timer that did not
 // count, a count that does not fit the 32-bit initial-count register).
 uint32_t calibrate(const TickConverter& clock, uint64_t period_ns) {
-  const Ticks window = ns_to_ticks(clock, calibration_ns);
-  const Ticks tight = ns_to_ticks(clock, bracket_ns);
+  const Ticks window = ns_to_ticks(clock, kCalibrationNs);
+  const Ticks tight = ns_to_ticks(clock, kBracketNs);
   if (window.saturated || window.value == 0 || tight.saturated) return 0;
-  constexpr uint32_t full = 0xFFFF'FFFF;
+  constexpr uint32_t kFull = 0xFFFF'FFFF;
   // One untimed pass first: under emulation the first run of this code is
   // translated, which would add its delay to the measured window.
   static_cast<void>(sample(tight.value));
-  x86::lapic::start_masked(full);
+  x86::lapic::start_masked(kFull);
   const Sample first = sample(tight.value);
   while (clock_ticks() - first.clock < window.value) {
   }
@@ -83,7 +83,7 @@ uint32_t calibrate(const TickConverter& clock, uint64_t period_ns) {
   // the product fits while period_ns < 2^32 ns (4.3 s).
   if (period_ns >= (uint64_t{1} << 32)) return 0;
   const uint64_t counts = counted * period_ns / elapsed.value;
-  if (counts == 0 || counts > full) return 0;
+  if (counts == 0 || counts > kFull) return 0;
   return static_cast<uint32_t>(counts);
 }
 
@@ -97,7 +97,7 @@ bool timer_start(uint64_t period_ns) {
   const uint32_t counts = calibrate(clock, period_ns);
   if (counts == 0) return false;
   counts_per_tick = counts;
-  x86::lapic::start_periodic(counts, x86::timer_vector);
+  x86::lapic::start_periodic(counts, x86::kTimerVector);
   return true;
 }
 
@@ -107,7 +107,7 @@ const char* timer_name() { return "lapic"; }
 
 void timer_describe(Line& line) {
   // lapic.cc divides the timer's input clock by 16.
-  line.dec("counts", counts_per_tick).dec("divide", 16).hex("vector", x86::timer_vector);
+  line.dec("counts", counts_per_tick).dec("divide", 16).hex("vector", x86::kTimerVector);
 }
 
 }  // namespace keel::board

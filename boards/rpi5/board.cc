@@ -20,7 +20,7 @@ namespace {
 // device_tree_address= can place it); the rest of the RAM (the device
 // tree's /memory, printed in the boot line) is not mapped. Page 0 stays a hole (docs/adr/0022); TF-A's BL31 below 0x80000
 // is mapped but never touched.
-constexpr MemoryRegion regions[] = {
+constexpr MemoryRegion kRegions[] = {
     {0x0, 1ull << 30, MemoryKind::normal},                    // low RAM
     {0x10'7D00'1000, 0x1000, MemoryKind::device},             // UART10, the debug UART's PL011
     {0x10'7FFF'8000, 0x8000, MemoryKind::device},             // GIC-400: GICD at +0x1000, GICC at +0x2000
@@ -28,7 +28,7 @@ constexpr MemoryRegion regions[] = {
 
 }  // namespace
 
-MemoryMap board_memory_map() { return MemoryMap{regions, sizeof regions / sizeof regions[0]}; }
+MemoryMap board_memory_map() { return MemoryMap{kRegions, sizeof kRegions / sizeof kRegions[0]}; }
 
 // GIC-400 distributor 0x10_7FFF_9000, CPU interface 0x10_7FFF_A000. The
 // Non-secure EL1 physical timer (the core's nCNTPNSIRQ) reaches the
@@ -44,7 +44,7 @@ namespace {
 // UART10, on the 3-pin debug connector: a PL011 the firmware has set to
 // 115200 8N1 (enable_uart=1). Its input clock is not known for sure, so
 // the baud rate is left as the firmware set it.
-constexpr uintptr_t uart_base = 0x10'7D00'1000;
+constexpr uintptr_t kUartBase = 0x10'7D00'1000;
 // Set when the UART stopped draining: later bytes are dropped at once
 // rather than each waiting out pl011::put's bound.
 bool uart_stuck = false;
@@ -58,13 +58,13 @@ void uart_init() {}
 
 void uart_put(char c) {
   if (uart_stuck) return;
-  if (!aarch64::pl011::put(uart_base, c)) uart_stuck = true;
+  if (!aarch64::pl011::put(kUartBase, c)) uart_stuck = true;
 }
 
 // No harness reads an exit status from a board: the `keel done` line is
 // the result. The last bytes leave the UART before the power goes.
 void exit(ExitCode) {
-  if (!uart_stuck) aarch64::pl011::drain(uart_base);
+  if (!uart_stuck) aarch64::pl011::drain(kUartBase);
   // The firmware enters at EL2 with TF-A at EL3 answering PSCI over `smc`
   // (the device tree's /psci method = "smc").
   aarch64::psci::system_off(aarch64::psci::Conduit::smc);

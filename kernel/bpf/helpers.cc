@@ -6,7 +6,7 @@ namespace keel::bpf {
 namespace {
 
 // Linux's update flags (uapi bpf.h): BPF_ANY, BPF_NOEXIST, BPF_EXIST.
-constexpr uint64_t flag_any = 0, flag_exist = 2;
+constexpr uint64_t kFlagAny = 0, kFlagExist = 2;
 
 HelperContext& context_of(HelperCall& call) { return *static_cast<HelperContext*>(call.user); }
 
@@ -46,10 +46,10 @@ uint64_t map_update_elem(HelperCall& call) {
   const ArrayMap* map = map_of(context_of(call), call.args[0]);
   if (map == nullptr) return negative(kEinval);
   const uint64_t flags = call.args[3];
-  if (flags > flag_exist) return negative(kEinval);
+  if (flags > kFlagExist) return negative(kEinval);
   uint8_t* value = map_value(*map, read_key(call.args[1]));
   if (value == nullptr) return negative(kE2big);
-  if (flags != flag_any && flags != flag_exist) return negative(kEexist);
+  if (flags != kFlagAny && flags != kFlagExist) return negative(kEexist);
   const auto* from = reinterpret_cast<const uint8_t*>(static_cast<uintptr_t>(call.args[2]));
   for (uint32_t i = 0; i < map->descriptor.value_size; ++i) value[i] = from[i];
   return 0;
@@ -70,7 +70,7 @@ uint64_t trace(HelperCall& call) {
   return 0;
 }
 
-constexpr uint32_t table_size = KEEL_HELPER_TRACE + 1;
+constexpr uint32_t kTableSize = KEEL_HELPER_TRACE + 1;
 
 constexpr HelperFn make_fns_entry(uint32_t id) {
   switch (id) {
@@ -83,12 +83,12 @@ constexpr HelperFn make_fns_entry(uint32_t id) {
 }
 
 struct Fns {
-  HelperFn fns[table_size];
+  HelperFn fns[kTableSize];
 };
 
 constexpr Fns make_fns() {
   Fns f{};
-  for (uint32_t id = 0; id < table_size; ++id) f.fns[id] = make_fns_entry(id);
+  for (uint32_t id = 0; id < kTableSize; ++id) f.fns[id] = make_fns_entry(id);
   return f;
 }
 
@@ -99,7 +99,7 @@ constexpr Fns fns = make_fns();
 HelperTable helper_table(HelperContext& context) {
   HelperTable table;
   table.fns = fns.fns;
-  table.count = table_size;
+  table.count = kTableSize;
   table.user = &context;
   return table;
 }

@@ -14,7 +14,7 @@ static_assert(sizeof(keel_tick_ctx) == 24 && offsetof(keel_tick_ctx, tick) == 0 
 static_assert(sizeof(keel_test_ctx) == 16 && offsetof(keel_test_ctx, now_ns) == 0 &&
               offsetof(keel_test_ctx, seed) == 8);
 
-constexpr uint8_t size8 = 8;  // CtxField::read_sizes bit for 8-byte loads
+constexpr uint8_t kSize8 = 8;  // CtxField::read_sizes bit for 8-byte loads
 
 // Read-only 8-byte fields: a load of 1, 2 or 4 bytes is refused so that no
 // program depends on the byte order of a partial read.
@@ -22,7 +22,7 @@ constexpr CtxField field8(uint16_t offset) {
   CtxField f;
   f.offset = offset;
   f.size = 8;
-  f.read_sizes = size8;
+  f.read_sizes = kSize8;
   return f;
 }
 
@@ -100,7 +100,7 @@ constexpr ProgramType types[] = {
     make_type("keel_test", sizeof(keel_test_ctx), test_fields, 2, INT64_MIN, INT64_MAX),
 };
 
-constexpr Platform kernel_platform{types, 2};
+constexpr Platform kKernelPlatform{types, 2};
 
 bool same(const char* a, const char* b) {
   while (*a != '\0' && *a == *b) {
@@ -125,7 +125,7 @@ bool helper_exists(const void* context, int32_t id) {
 const ProgramType tick_type = types[0];
 const ProgramType test_type = types[1];
 
-const Platform& platform() { return kernel_platform; }
+const Platform& platform() { return kKernelPlatform; }
 
 Hook hook_of(const ProgramType& type) { return same(type.name, "keel_tick") ? Hook::tick : Hook::once; }
 

@@ -7,9 +7,9 @@ size_t format_unsigned(char* out, size_t capacity, uint64_t value, unsigned base
   if (base < 2 || base > 16) return 0;
   // 64 binary digits is the longest any base produces; padding beyond that
   // is refused rather than silently cut.
-  constexpr size_t max_digits = 64;
-  if (min_digits > max_digits) return 0;
-  char reversed[max_digits];
+  constexpr size_t kMaxDigits = 64;
+  if (min_digits > kMaxDigits) return 0;
+  char reversed[kMaxDigits];
   size_t length = 0;
   do {
     reversed[length++] = "0123456789abcdef"[value % base];

@@ -88,8 +88,8 @@ uintptr_t unmapped_address() { return 0; }
 namespace keel {
 namespace {
 
-constexpr int exit_ok = 10;
-constexpr int exit_fail = 11;
+constexpr int kExitOk = 10;
+constexpr int kExitFail = 11;
 
 void boot() {
   const BootInfo info{"", {}};
@@ -147,7 +147,7 @@ const char* const tick_program_lines =
 #undef N
 
 TEST_F(BootSequence, QemuHpetRate) {
-  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(exit_ok),
+  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(kExitOk),
               std::string("^keel boot arch=fake board=fake clock=synthetic period_fs=10000000 "
               "ns_per_tick=10\\.000000 emulated=0\n"
               "keel clock source=synthetic detail=fake\n") + service_lines + tick_program_lines +
@@ -159,7 +159,7 @@ TEST_F(BootSequence, QemuHpetRate) {
 // A tick program that never runs (no ticks) fails the service too.
 TEST_F(BootSequence, TickProgramThatNeverRuns) {
   fake.timer_fires = false;
-  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(exit_fail),
+  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(kExitFail),
               "keel run prog=tick_counter runs=0 errors=0 mode=fast emulated=0 status=fail\n"
               "keel map prog=tick_counter map=tick_stats words=0,0\n");
 }
@@ -168,7 +168,7 @@ TEST_F(BootSequence, TickProgramThatNeverRuns) {
 // last 9,999,944 ns; rounding the period to 69 ns would print 9,879,489.
 TEST_F(BootSequence, FractionalHpetPeriod) {
   fake.rate = ClockRate{ClockRate::Kind::period_fs, 69'841'279};
-  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(exit_ok),
+  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(kExitOk),
               "clock=synthetic period_fs=69841279 ns_per_tick=69\\.841279 emulated=0\n"
               ".*keel timer period_ns=9999944 mean_ns=9999944 ticks=20 requested_ns=10000000 "
               "source=faketimer period_ticks=143181 ");
@@ -177,14 +177,14 @@ TEST_F(BootSequence, FractionalHpetPeriod) {
 // 54 MHz (the Pi 5's generic timer): 18.518518 ns per tick, 10 ms exact.
 TEST_F(BootSequence, FrequencyClock) {
   fake.rate = ClockRate{ClockRate::Kind::frequency_hz, 54'000'000};
-  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(exit_ok),
+  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(kExitOk),
               "clock=synthetic freq_hz=54000000 ns_per_tick=18\\.518518 emulated=0\n"
               ".*keel timer period_ns=10000000 mean_ns=10000000 ticks=20 .*period_ticks=540000 ");
 }
 
 TEST_F(BootSequence, NoClockFailsBeforeTheTimer) {
   fake.clock_ok = false;
-  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(exit_fail),
+  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(kExitFail),
               "^keel boot arch=fake board=fake clock=none emulated=0\n"
               "keel clock source=none detail=fake\n"
               "keel done status=fail\n$");
@@ -194,21 +194,21 @@ TEST_F(BootSequence, NoClockFailsBeforeTheTimer) {
 // most 100 ns per tick) is no clock: no division by its rate.
 TEST_F(BootSequence, OutOfSpecPeriodIsNoClock) {
   fake.rate = ClockRate{ClockRate::Kind::period_fs, 100'000'001};
-  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(exit_fail),
+  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(kExitFail),
               "^keel boot arch=fake board=fake clock=synthetic emulated=0\n"
               ".*keel done status=fail\n$");
 }
 
 TEST_F(BootSequence, TimerThatCannotBeCalibrated) {
   fake.timer_ok = false;
-  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(exit_fail),
+  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(kExitFail),
               "keel timer source=faketimer status=no-calibration\n"
               "keel done status=fail\n$");
 }
 
 TEST_F(BootSequence, TimerThatNeverFires) {
   fake.timer_fires = false;
-  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(exit_fail),
+  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(kExitFail),
               "keel timer ticks=0 source=faketimer status=no-ticks\n"
               "keel done status=fail\n$");
 }
@@ -216,7 +216,7 @@ TEST_F(BootSequence, TimerThatNeverFires) {
 // A timer programmed in the wrong unit (10x slow) is caught by the bound.
 TEST_F(BootSequence, TimerInTheWrongUnit) {
   fake.timer_scale = 10;
-  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(exit_fail),
+  EXPECT_EXIT(boot(), ::testing::ExitedWithCode(kExitFail),
               "keel timer period_ns=100000000 .* status=out-of-range\n"
               "keel done status=fail\n$");
 }
@@ -227,17 +227,17 @@ TEST_F(BootSequence, TimerInTheWrongUnit) {
 TEST_F(BootSequence, BoardFactsInTheBootLine) {
   const BootInfo info{"keel.test=bogus",
                       {"Raspberry Pi 5 Model B Rev 1.0", 8ull << 30, true, 0xd04170}};
-  EXPECT_EXIT(kernel_main(info), ::testing::ExitedWithCode(exit_fail),
+  EXPECT_EXIT(kernel_main(info), ::testing::ExitedWithCode(kExitFail),
               "^keel boot arch=fake board=fake model=Raspberry_Pi_5_Model_B_Rev_1\\.0 "
               "revision=0xd04170 memory_bytes=8589934592 clock=synthetic period_fs=10000000 ");
   const BootInfo memory_only{"keel.test=bogus", {nullptr, 1ull << 30, false, 0}};
-  EXPECT_EXIT(kernel_main(memory_only), ::testing::ExitedWithCode(exit_fail),
+  EXPECT_EXIT(kernel_main(memory_only), ::testing::ExitedWithCode(kExitFail),
               "^keel boot arch=fake board=fake memory_bytes=1073741824 clock=synthetic ");
 }
 
 TEST_F(BootSequence, UnknownSelfTestFails) {
   const BootInfo info{"keel.test=bogus", {}};
-  EXPECT_EXIT(kernel_main(info), ::testing::ExitedWithCode(exit_fail),
+  EXPECT_EXIT(kernel_main(info), ::testing::ExitedWithCode(kExitFail),
               "keel selftest test=unknown expect=fault\n"
               "keel selftest test=unknown status=no-fault\n"
               "keel done status=fail\n$");

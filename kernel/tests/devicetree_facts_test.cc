@@ -25,7 +25,7 @@ Status facts_of(const std::vector<uint8_t>& blob, BoardFacts& facts) {
 const std::vector<uint32_t> pi5_memory = {0x0, 0x0000'0000, 0x3fc0'0000,
                                           0x0, 0x4000'0000, 0xc000'0000,
                                           0x1, 0x0000'0000, 0xffff'f000};
-constexpr uint64_t pi5_memory_bytes = 0x3fc0'0000ull + 0xc000'0000ull + 0xffff'f000ull;
+constexpr uint64_t kPi5MemoryBytes = 0x3fc0'0000ull + 0xc000'0000ull + 0xffff'f000ull;
 
 std::vector<uint8_t> pi5_like(const std::vector<uint32_t>& reg = pi5_memory) {
   return Builder()
@@ -44,7 +44,7 @@ TEST(DevicetreeFacts, RaspberryPi5Shape) {
   BoardFacts facts;
   ASSERT_EQ(facts_of(blob, facts), Status::ok);
   EXPECT_STREQ(facts.model, "Raspberry Pi 5 Model B Rev 1.0");
-  EXPECT_EQ(facts.memory_bytes, pi5_memory_bytes);
+  EXPECT_EQ(facts.memory_bytes, kPi5MemoryBytes);
   EXPECT_TRUE(facts.has_revision);
   EXPECT_EQ(facts.revision, 0xd04170u);
 }
@@ -117,7 +117,7 @@ TEST(DevicetreeFacts, DamagedBlobIsAnErrorAtEveryTruncation) {
     const Status status = read_board_facts(cut, facts);
     EXPECT_TRUE(status == Status::bad_structure || status == Status::ok) << size;
     if (status == Status::ok) {
-      EXPECT_EQ(facts.memory_bytes, pi5_memory_bytes);
+      EXPECT_EQ(facts.memory_bytes, kPi5MemoryBytes);
       EXPECT_EQ(facts.revision, 0xd04170u);
     }
   });

@@ -11,10 +11,10 @@
 namespace keel::runtime {
 namespace {
 
-constexpr size_t buffer_size = 64;
+constexpr size_t kBufferSize = 64;
 
-std::array<unsigned char, buffer_size> pattern() {
-  std::array<unsigned char, buffer_size> bytes{};
+std::array<unsigned char, kBufferSize> pattern() {
+  std::array<unsigned char, kBufferSize> bytes{};
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(i * 37 + 11);
   return bytes;
 }
@@ -22,9 +22,9 @@ std::array<unsigned char, buffer_size> pattern() {
 TEST(Mem, CopyMatchesMemcpyForEveryOffsetAndSize) {
   for (size_t from = 0; from < 8; ++from) {
     for (size_t to = 0; to < 8; ++to) {
-      for (size_t size = 0; size + 8 <= buffer_size; ++size) {
+      for (size_t size = 0; size + 8 <= kBufferSize; ++size) {
         const auto source = pattern();
-        std::array<unsigned char, buffer_size> expected{}, actual{};
+        std::array<unsigned char, kBufferSize> expected{}, actual{};
         std::memcpy(expected.data() + to, source.data() + from, size);
         EXPECT_EQ(copy(actual.data() + to, source.data() + from, size), actual.data() + to);
         ASSERT_EQ(actual, expected) << "from " << from << " to " << to << " size " << size;
@@ -36,7 +36,7 @@ TEST(Mem, CopyMatchesMemcpyForEveryOffsetAndSize) {
 TEST(Mem, MoveHandlesOverlapInBothDirections) {
   for (size_t from = 0; from < 24; ++from) {
     for (size_t to = 0; to < 24; ++to) {
-      for (size_t size = 0; size + 24 <= buffer_size; ++size) {
+      for (size_t size = 0; size + 24 <= kBufferSize; ++size) {
         auto expected = pattern();
         auto actual = pattern();
         std::memmove(expected.data() + to, expected.data() + from, size);

@@ -48,13 +48,13 @@ TEST(Line, AFieldThatDoesNotFitIsDroppedWholeAndMarked) {
   line.str("a", value.c_str()).str("b", value.c_str()).str("c", value.c_str()).dec("d", 1);
   const std::string text = line.text();
   EXPECT_TRUE(line.truncated());
-  EXPECT_LE(text.size(), Line::capacity);
+  EXPECT_LE(text.size(), Line::kCapacity);
   EXPECT_EQ(text, "keel x a=" + value + " b=" + value + " +");  // no half `c`, no `d`
 }
 
 TEST(Line, AnOverlongSingleFieldIsDroppedToo) {
   Line line("x");
-  const std::string value(Line::capacity * 2, 'v');
+  const std::string value(Line::kCapacity * 2, 'v');
   line.str("a", value.c_str()).word(value.c_str());
   EXPECT_TRUE(line.truncated());
   EXPECT_STREQ(line.text(), "keel x +");

@@ -16,9 +16,9 @@ namespace {
 
 using u128 = unsigned __int128;
 
-constexpr uint64_t max64 = UINT64_MAX;
-constexpr uint64_t two32 = uint64_t{1} << 32;
-constexpr uint64_t two53 = uint64_t{1} << 53;
+constexpr uint64_t kMax64 = UINT64_MAX;
+constexpr uint64_t kTwo32 = uint64_t{1} << 32;
+constexpr uint64_t kTwo53 = uint64_t{1} << 53;
 constexpr uint64_t two63_minus_1 = (uint64_t{1} << 63) - 1;
 
 ClockRate hpet(uint64_t period_fs) { return {ClockRate::Kind::period_fs, period_fs}; }
@@ -41,7 +41,7 @@ struct Expected {
   bool saturated;
 };
 Expected clamp(u128 value) {
-  if (value > max64) return {max64, true};
+  if (value > kMax64) return {kMax64, true};
   return {static_cast<uint64_t>(value), false};
 }
 Expected reference_ns(ClockRate rate, uint64_t ticks) {
@@ -92,7 +92,7 @@ struct TableRow {
   uint64_t ns[6];
 };
 void PrintTo(const TableRow& row, std::ostream* out) { *out << row.name; }
-constexpr uint64_t table_ticks[6] = {1, 1000, two32 - 1, two32, 1'000'000'000'000, two53};
+constexpr uint64_t kTableTicks[6] = {1, 1000, kTwo32 - 1, kTwo32, 1'000'000'000'000, kTwo53};
 
 class PlatformTable : public testing::TestWithParam<TableRow> {};
 
@@ -100,14 +100,14 @@ TEST_P(PlatformTable, EveryColumnExactAndTwoTo63Saturates) {
   const TableRow& row = GetParam();
   const TickConverter converter = converter_for(row.rate);
   for (int column = 0; column < 6; ++column) {
-    const Nanoseconds ns = ticks_to_ns(converter, table_ticks[column]);
-    EXPECT_EQ(ns.value, row.ns[column]) << "t=" << table_ticks[column];
-    EXPECT_FALSE(ns.saturated) << "t=" << table_ticks[column];
-    ns_matches_reference(converter, table_ticks[column]);
+    const Nanoseconds ns = ticks_to_ns(converter, kTableTicks[column]);
+    EXPECT_EQ(ns.value, row.ns[column]) << "t=" << kTableTicks[column];
+    EXPECT_FALSE(ns.saturated) << "t=" << kTableTicks[column];
+    ns_matches_reference(converter, kTableTicks[column]);
   }
   const Nanoseconds top = ticks_to_ns(converter, two63_minus_1);
   EXPECT_TRUE(top.saturated);
-  EXPECT_EQ(top.value, max64);
+  EXPECT_EQ(top.value, kMax64);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -146,11 +146,11 @@ TEST(TicksToNs, SyntheticRatesAtKnownValues) {
   };
   for (const Case& c : cases) {
     const TickConverter converter = converter_for(c.rate);
-    EXPECT_EQ(ticks_to_ns(converter, two32 + 1).value, c.ns_at_2_32_plus_1) << name_of(c.rate);
-    EXPECT_EQ(ticks_to_ns(converter, two53 + 1).value, c.ns_at_2_53_plus_1) << name_of(c.rate);
+    EXPECT_EQ(ticks_to_ns(converter, kTwo32 + 1).value, c.ns_at_2_32_plus_1) << name_of(c.rate);
+    EXPECT_EQ(ticks_to_ns(converter, kTwo53 + 1).value, c.ns_at_2_53_plus_1) << name_of(c.rate);
   }
   // 1 fs per tick: even 2^64 - 1 ticks are only ~5.1 hours.
-  const Nanoseconds top = ticks_to_ns(converter_for(hpet(1)), max64);
+  const Nanoseconds top = ticks_to_ns(converter_for(hpet(1)), kMax64);
   EXPECT_EQ(top.value, 18446744073709u);
   EXPECT_FALSE(top.saturated);
   // 14.31818 MHz: exactly one second after 14,318,180 ticks.
@@ -158,13 +158,13 @@ TEST(TicksToNs, SyntheticRatesAtKnownValues) {
 }
 
 TEST(TicksToNs, NamedRatesAroundPowersOfTwoMatchReference) {
-  const uint64_t centres[] = {two32, two53, max64};
+  const uint64_t centres[] = {kTwo32, kTwo53, kMax64};
   for (const ClockRate& rate : named_rates()) {
     const TickConverter converter = converter_for(rate);
     for (uint64_t centre : centres) {
       for (uint64_t delta = 0; delta <= 3; ++delta) {
         ns_matches_reference(converter, centre - delta);
-        if (centre != max64) ns_matches_reference(converter, centre + delta);
+        if (centre != kMax64) ns_matches_reference(converter, centre + delta);
       }
     }
     ns_matches_reference(converter, 0);
@@ -178,8 +178,8 @@ TEST(TicksToNs, SaturatesExactlyWhereTheResultLeaves64Bits) {
     const TickConverter converter = converter_for(rate);
     // t fits iff t * num < 2^64 * den, i.e. t <= (2^64 * den - 1) / num.
     const u128 last = ((u128{1} << 64) * converter.to_ns.den - 1) / converter.to_ns.num;
-    if (last >= max64) {  // slow clocks never saturate
-      EXPECT_FALSE(ticks_to_ns(converter, max64).saturated) << name_of(rate);
+    if (last >= kMax64) {  // slow clocks never saturate
+      EXPECT_FALSE(ticks_to_ns(converter, kMax64).saturated) << name_of(rate);
       continue;
     }
     const uint64_t last_fitting = static_cast<uint64_t>(last);
@@ -187,7 +187,7 @@ TEST(TicksToNs, SaturatesExactlyWhereTheResultLeaves64Bits) {
     const Nanoseconds over = ticks_to_ns(converter, last_fitting + 1);
     EXPECT_FALSE(fits.saturated) << name_of(rate);
     EXPECT_TRUE(over.saturated) << name_of(rate);
-    EXPECT_EQ(over.value, max64) << name_of(rate);
+    EXPECT_EQ(over.value, kMax64) << name_of(rate);
     ns_matches_reference(converter, last_fitting);
     ns_matches_reference(converter, last_fitting + 1);
   }
@@ -234,7 +234,7 @@ TEST(NsToTicks, MatchesReferenceForRandomNsAndRates) {
     for (int i = 0; i < 1500; ++i) {
       if (!ticks_match_reference(converter, random_magnitude(random))) return;
     }
-    if (!ticks_match_reference(converter, max64)) return;
+    if (!ticks_match_reference(converter, kMax64)) return;
   }
 }
 
@@ -269,14 +269,14 @@ TEST(Regression, NsPerTickIsNotTruncatedToAnInteger) {
 TEST(Regression, PeriodProductDoesNotOverflowAfterFiveHours) {
   const uint64_t period = 69'841'279;
   const TickConverter converter = converter_for(hpet(period));
-  const uint64_t first_wrapping = max64 / period + 1;
-  ASSERT_GT(u128{first_wrapping} * period, u128{max64});  // the naive product wraps here
+  const uint64_t first_wrapping = kMax64 / period + 1;
+  ASSERT_GT(u128{first_wrapping} * period, u128{kMax64});  // the naive product wraps here
   ns_matches_reference(converter, first_wrapping - 1);
   ns_matches_reference(converter, first_wrapping);
   // Six hours of a 14.31818 MHz HPET: 6 h and 89.7 us (the period is not
   // exactly 1 / 14.31818 MHz), where the naive product has long wrapped.
   const uint64_t six_hours = 14'318'180ull * 6 * 3600;
-  ASSERT_GT(u128{six_hours} * period, u128{max64});
+  ASSERT_GT(u128{six_hours} * period, u128{kMax64});
   EXPECT_EQ(ticks_to_ns(converter, six_hours).value, 21'600'000'089'687u);
   // Ten years of uptime stay exact and unsaturated.
   const uint64_t ten_years = 14'318'180ull * 3600 * 24 * 3653;
@@ -288,7 +288,7 @@ TEST(Regression, PeriodProductDoesNotOverflowAfterFiveHours) {
 TEST(Regression, FrequencyProductDoesNotOverflowAfter341Seconds) {
   const TickConverter converter = converter_for(generic(54'000'000));
   const uint64_t t = 54'000'000ull * 342;
-  ASSERT_GT(u128{t} * 1'000'000'000, u128{max64});  // the naive product wraps here
+  ASSERT_GT(u128{t} * 1'000'000'000, u128{kMax64});  // the naive product wraps here
   EXPECT_EQ(ticks_to_ns(converter, t).value, 342'000'000'000u);
   // A century of uptime (36,525 days) is still exact.
   const uint64_t century_s = 36'525ull * 24 * 3600;
@@ -314,12 +314,12 @@ TEST(MakeConverter, AcceptsExactlyTheDocumentedRanges) {
   EXPECT_TRUE(make_converter(hpet(0x05F5E100), converter));
   EXPECT_FALSE(make_converter(hpet(0x05F5E101), converter));
   EXPECT_FALSE(make_converter(hpet(uint64_t{0xFFFFFFFF}), converter));
-  EXPECT_FALSE(make_converter(hpet(max64), converter));
+  EXPECT_FALSE(make_converter(hpet(kMax64), converter));
   EXPECT_TRUE(make_converter(generic(1), converter));
   EXPECT_TRUE(make_converter(generic(10'000'000'000), converter));
   EXPECT_FALSE(make_converter(generic(10'000'000'001), converter));
   EXPECT_FALSE(make_converter(generic(1'000'000'000'000), converter));
-  EXPECT_FALSE(make_converter(generic(max64), converter));
+  EXPECT_FALSE(make_converter(generic(kMax64), converter));
   EXPECT_FALSE(make_converter(ClockRate{static_cast<ClockRate::Kind>(7), 10'000'000}, converter));
 }
 
@@ -353,13 +353,13 @@ TEST(NsToTicks, KnownValues) {
 
 TEST(NsToTicks, SaturatesWhenTicksExceed64Bits) {
   const TickConverter femto = converter_for(hpet(1));  // 10^6 ticks per ns
-  const uint64_t last = max64 / 1'000'000;
+  const uint64_t last = kMax64 / 1'000'000;
   EXPECT_EQ(ns_to_ticks(femto, last).value, last * 1'000'000);
   EXPECT_FALSE(ns_to_ticks(femto, last).saturated);
   EXPECT_TRUE(ns_to_ticks(femto, last + 1).saturated);
-  EXPECT_EQ(ns_to_ticks(femto, last + 1).value, max64);
-  EXPECT_TRUE(ns_to_ticks(converter_for(generic(10'000'000'000)), max64).saturated);
-  EXPECT_FALSE(ns_to_ticks(converter_for(generic(54'000'000)), max64).saturated);
+  EXPECT_EQ(ns_to_ticks(femto, last + 1).value, kMax64);
+  EXPECT_TRUE(ns_to_ticks(converter_for(generic(10'000'000'000)), kMax64).saturated);
+  EXPECT_FALSE(ns_to_ticks(converter_for(generic(54'000'000)), kMax64).saturated);
 }
 
 // k = ns_to_ticks(x) is the largest k whose duration is at most x ns.
@@ -377,7 +377,7 @@ TEST(NsToTicks, RoundTripsNeverOvershoot) {
         const u128 next_num = (u128{k.value} + 1) * converter.to_ns.num;
         ASSERT_GT(next_num, u128{x} * converter.to_ns.den) << name_of(rate) << " ns=" << x;
         // ...so it reads as at least x ns.
-        if (k.value != max64) {
+        if (k.value != kMax64) {
           ASSERT_GE(ticks_to_ns(converter, k.value + 1).value, x);
         }
       }
@@ -495,7 +495,7 @@ TEST(ReadSplitCounter, MonotonicAcrossManyRollovers) {
 // A counter whose high half moves on every read cannot be split-read; the
 // reader must still return (not spin) and never a value from the future.
 TEST(ReadSplitCounter, GivesUpOnACounterThatNeverSettles) {
-  FakeCounter counter{0x0000'0005'0000'1234, two32};
+  FakeCounter counter{0x0000'0005'0000'1234, kTwo32};
   const uint64_t value = read_split_counter(fake_high, fake_low, &counter);
   EXPECT_EQ(value & 0xFFFF'FFFF, 0u);
   EXPECT_LT(value, counter.value);

@@ -3,22 +3,22 @@
 namespace keel {
 namespace {
 
-constexpr uint64_t fs_per_ns = 1'000'000;
-constexpr uint64_t ns_per_s = 1'000'000'000;
-constexpr uint64_t fs_per_s = 1'000'000'000'000'000;
+constexpr uint64_t kFsPerNs = 1'000'000;
+constexpr uint64_t kNsPerS = 1'000'000'000;
+constexpr uint64_t kFsPerS = 1'000'000'000'000'000;
 
 // IA-PC HPET 1.0a, General Capabilities and ID Register: COUNTER_CLK_PERIOD
 // (bits 63:32) is the tick length in femtoseconds and "must be less than or
 // equal to 0x05F5E100" (100 ns, i.e. at least 10 MHz). Zero is what a board
 // without an HPET reports (QEMU -M pc,hpet=off reads all zeros).
-constexpr uint64_t max_period_fs = 0x05F5E100;
+constexpr uint64_t kMaxPeriodFs = 0x05F5E100;
 
 // Arm ARM (DDI 0487), CNTFRQ_EL0: ClockFreq is bits [31:0] (so < 4.3 GHz),
 // written by firmware and not interpreted by the hardware, so 0 means nobody
 // programmed it; from Armv8.6 the system counter runs at exactly 1 GHz.
 // 10 GHz leaves room for a future TSC-like source while keeping the split
 // below exact: it needs (f - 1) * 10^9 < 2^64, i.e. f < 1.8 * 10^10.
-constexpr uint64_t max_frequency_hz = 10'000'000'000;
+constexpr uint64_t kMaxFrequencyHz = 10'000'000'000;
 
 uint64_t gcd(uint64_t a, uint64_t b) {
   while (b != 0) {
@@ -52,13 +52,13 @@ struct Scaled {
 // x * num / den = q * num + r * num / den exactly, and only the second term
 // is rounded. q * num is the whole-quotient part and is where overflow lives.
 Scaled scale(const Ratio& ratio, uint64_t x) {
-  constexpr Scaled saturated{UINT64_MAX, true};
+  constexpr Scaled kSaturated{UINT64_MAX, true};
   const uint64_t quotient = x / ratio.den;
   const uint64_t remainder = x % ratio.den;
-  if (quotient > ratio.quotient_limit) return saturated;
+  if (quotient > ratio.quotient_limit) return kSaturated;
   const uint64_t whole = quotient * ratio.num;
   const uint64_t part = remainder * ratio.num / ratio.den;
-  if (part > UINT64_MAX - whole) return saturated;
+  if (part > UINT64_MAX - whole) return kSaturated;
   return Scaled{whole + part, false};
 }
 
@@ -69,15 +69,15 @@ bool make_converter(ClockRate rate, TickConverter& out) {
   switch (rate.kind) {
     case ClockRate::Kind::period_fs:
       // ns = ticks * period_fs / 10^6; ticks = ns * 10^6 / period_fs.
-      if (rate.value == 0 || rate.value > max_period_fs) return false;
-      if (!make_ratio(rate.value, fs_per_ns, converter.to_ns)) return false;
-      if (!make_ratio(fs_per_ns, rate.value, converter.to_ticks)) return false;
+      if (rate.value == 0 || rate.value > kMaxPeriodFs) return false;
+      if (!make_ratio(rate.value, kFsPerNs, converter.to_ns)) return false;
+      if (!make_ratio(kFsPerNs, rate.value, converter.to_ticks)) return false;
       break;
     case ClockRate::Kind::frequency_hz:
       // ns = ticks * 10^9 / f; ticks = ns * f / 10^9.
-      if (rate.value == 0 || rate.value > max_frequency_hz) return false;
-      if (!make_ratio(ns_per_s, rate.value, converter.to_ns)) return false;
-      if (!make_ratio(rate.value, ns_per_s, converter.to_ticks)) return false;
+      if (rate.value == 0 || rate.value > kMaxFrequencyHz) return false;
+      if (!make_ratio(kNsPerS, rate.value, converter.to_ns)) return false;
+      if (!make_ratio(rate.value, kNsPerS, converter.to_ticks)) return false;
       break;
     default:
       return false;
@@ -102,10 +102,10 @@ TickScale describe_scale(const TickConverter& converter) {
   uint64_t fs_per_tick = converter.rate.value;
   bool exact = true;
   if (converter.rate.kind == ClockRate::Kind::frequency_hz) {
-    fs_per_tick = fs_per_s / converter.rate.value;
-    exact = fs_per_s % converter.rate.value == 0;
+    fs_per_tick = kFsPerS / converter.rate.value;
+    exact = kFsPerS % converter.rate.value == 0;
   }
-  return TickScale{fs_per_tick / fs_per_ns, static_cast<uint32_t>(fs_per_tick % fs_per_ns), exact,
+  return TickScale{fs_per_tick / kFsPerNs, static_cast<uint32_t>(fs_per_tick % kFsPerNs), exact,
                    converter.to_ns.num, converter.to_ns.den};
 }
 
@@ -116,9 +116,9 @@ uint64_t read_split_counter(uint32_t (*read_high)(void*), uint32_t (*read_low)(v
   // If the high half reads the same before and after, the low half belongs
   // to it. At 100 MHz the high half changes every 43 s, so one retry is the
   // realistic worst case; the bound only guards against a broken counter.
-  constexpr int max_attempts = 4;
+  constexpr int kMaxAttempts = 4;
   uint32_t high = read_high(context);
-  for (int attempt = 0; attempt < max_attempts; ++attempt) {
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     const uint32_t low = read_low(context);
     const uint32_t high_again = read_high(context);
     if (high_again == high) return (uint64_t{high} << 32) | low;

@@ -1,5 +1,5 @@
 // keel compare FILE... [--type T] [--map ...] [--section S] [--function F]
-//              [--runs N] [--strict-alignment] [--linux-log] [--json]
+//              [--runs N] [--strict-alignment] [--linux-log] [--btf FILE | --no-btf] [--json]
 // Verifies each program with keel and with the running kernel's verifier
 // (linux_loader.h) and prints both verdicts and both verification times,
 // as a table or one JSON object. Disagreement is data, not an error: the
@@ -15,6 +15,7 @@
 #include "args.h"
 #include "json_out.h"
 #include "keel/platform_linux.h"
+#include "kernel_btf.h"
 #include "linux_loader.h"
 #include "object_file.h"
 #include "program.h"
@@ -34,6 +35,7 @@ struct Options {
   bool strict_alignment = false;
   bool linux_log = false;
   bool json = false;
+  KernelBtfBytes btf;  // CO-RE relocations of objects are applied against it (kernel_btf.h)
 };
 
 // One program to compare, as both sides need it. `insns` and `maps` point
@@ -51,6 +53,7 @@ struct Subject {
   uint32_t map_count = 0;
   std::vector<LinuxMap> linux_maps;
   std::string license = "GPL";
+  const ElfProgram* program = nullptr;  // ELF only: its poisoned CO-RE relocations
   std::string not_loaded;  // keel's ELF loader could not prepare the program: neither side runs
   const char* unchecked = "error";  // with not_loaded: "error" or "unsupported" (load_error_verdict)
 };
@@ -137,6 +140,9 @@ void run_keel(const Options& options, Row& row) {
     row.keel_reason = check.reason;
     row.keel_pc = check.pc();
     row.keel_message = check.message;
+    const std::string poisoned =
+        subject.program != nullptr ? core_failure_at(*subject.program, check.pc()) : std::string();
+    if (!poisoned.empty()) row.keel_message += " (" + poisoned + ")";
   }
 }
 
@@ -204,6 +210,7 @@ Subject object_subject(const std::string& path, const LoadedObject& loaded, cons
   subject.function = program.name != nullptr ? program.name : "";
   subject.label = file_name(path) + ":" + program_label(program);
   subject.type = program.type_name != nullptr ? program.type_name : "";
+  subject.program = &program;
   subject.insns = program.insns;
   subject.slots = program.slots;
   subject.insn_count = program.instruction_count;
@@ -234,7 +241,7 @@ void compare_file(const std::string& path, Args& args, const Options& options, c
   Bytes bytes = read_file(path);
   if (is_elf(bytes)) {
     if (!options.maps.empty()) args.fail("--map is for raw programs: an object's maps come from the object");
-    const LoadedObject loaded(std::move(bytes), options.type_name);
+    const LoadedObject loaded(std::move(bytes), options.type_name, "", &options.btf.bytes);
     if (!loaded.result().ok()) {
       Subject subject;
       subject.file = path;
@@ -306,6 +313,7 @@ void print_table(const std::vector<Row>& rows, const Options& options, const std
       "verify)\n",
       kernel_release().c_str(), options.runs);
   if (!denied.empty()) std::printf("linux: %s; keel's verdicts follow\n", denied.c_str());
+  std::printf("kernel BTF for CO-RE: %s\n", options.btf.given() ? options.btf.path.c_str() : "none");
   size_t width = 7;
   for (const Row& row : rows) width = std::max(width, row.subject.label.size());
   const int w = static_cast<int>(width);
@@ -409,6 +417,10 @@ void print_json(const std::vector<Row>& rows, const Options& options, const std:
       .add("agreeing_keel_verify_ns", totals.keel_ns);
   JsonObject json;
   json.add("kernel", kernel_release()).add("runs", uint64_t{options.runs});
+  if (options.btf.given())
+    json.add("kernel_btf", options.btf.path);
+  else
+    json.null("kernel_btf");
   if (denied.empty())
     json.null("linux_unavailable");
   else
@@ -423,6 +435,8 @@ int cmd_compare(const std::vector<std::string>& arguments) {
   Args args("compare", arguments);
   Options options;
   std::vector<std::string> inputs;
+  std::string btf_path;
+  bool no_btf = false;
   while (!args.done()) {
     const std::string& arg = args.take();
     if (arg == "--type") {
@@ -444,6 +458,10 @@ int cmd_compare(const std::vector<std::string>& arguments) {
       options.linux_log = true;
     } else if (arg == "--json") {
       options.json = true;
+    } else if (arg == "--btf") {
+      btf_path = args.value_of(arg);
+    } else if (arg == "--no-btf") {
+      no_btf = true;
     } else if (Args::is_option(arg)) {
       args.unknown(arg);
     } else {
@@ -451,6 +469,8 @@ int cmd_compare(const std::vector<std::string>& arguments) {
     }
   }
   if (inputs.empty()) args.fail("missing input file (keel compare FILE.{bin,s,o}... [options])");
+  if (no_btf && !btf_path.empty()) args.fail("--btf and --no-btf contradict each other");
+  options.btf = read_kernel_btf(btf_path, no_btf);
   // An object's programs may have a type only the kernel knows (keel's
   // side then says it does not model it); a raw program's is checked
   // against keel's types where it is read.

@@ -1,5 +1,5 @@
 // keel verify FILE.{bin,s} --type T [--map ...] [--unprivileged] [--strict-alignment] [--json]
-// keel verify OBJ.o [--section S] [--function F] [--type T | --default-type T] [--json]
+// keel verify OBJ.o [--section S] [--function F] [--type T | --default-type T] [--btf FILE | --no-btf] [--json]
 // Decodes with the helpers of a Linux program type, verifies, prints the
 // verdict: one line per program, or one JSON object.
 #include <algorithm>
@@ -9,6 +9,7 @@
 #include "args.h"
 #include "json_out.h"
 #include "keel/platform_linux.h"
+#include "kernel_btf.h"
 #include "object_file.h"
 #include "program.h"
 #include "verification.h"
@@ -126,14 +127,20 @@ std::string entry_json(const Entry& entry) {
 // the file, the overall verdict (that of the exit status), the maps, and
 // one entry per program. `reason`/`message` are set when the file as a
 // whole could not be checked (then `programs` is empty).
+// `btf` (objects only): the kernel BTF of their CO-RE relocations, as
+// "kernel_btf" (a path, or null for none).
 void print_report(const std::string& input, Outcome overall, const JsonArray& maps, const JsonArray& programs,
-                  const std::string& reason = "", const std::string& message = "") {
+                  const std::string& reason = "", const std::string& message = "", const KernelBtfBytes* btf = nullptr) {
   JsonObject json;
   json.add("file", input).add("verdict", outcome_name(overall));
   if (reason.empty())
     json.null("reason").null("message");
   else
     json.add("reason", reason).add("message", message);
+  if (btf != nullptr && btf->given())
+    json.add("kernel_btf", btf->path);
+  else if (btf != nullptr)
+    json.null("kernel_btf");
   json.raw("maps", maps.str()).raw("programs", programs.str());
   std::printf("%s\n", json.str().c_str());
 }
@@ -181,7 +188,7 @@ struct ProgramReport {
 };
 
 ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram& program, const VerifyOptions& base,
-                                    bool json_output) {
+                                    const KernelBtfFile* kernel, bool json_output) {
   const std::string label = program_label(program);
   Entry entry;
   entry.section = program.section;
@@ -205,6 +212,13 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
     return unchecked(Outcome::unsupported, "unknown_program_type",
                      "no program type for the section (use --type or --default-type)");
   const ProgramType* type = find_program_type(linux_platform(), program.type_name);
+  std::unique_ptr<BtfProgramType> btf_type;
+  if (type == nullptr && is_btf_typed_section(program.section)) {
+    std::string why;
+    btf_type = btf_program_type(kernel, program, why);
+    if (btf_type == nullptr) return unchecked(Outcome::unsupported, "unsupported_program_type", why);
+    type = &btf_type->type;
+  }
   if (type == nullptr)
     return unchecked(Outcome::unsupported, "unsupported_program_type",
                      std::string("program type '") + program.type_name + "' is not one keel models (" +
@@ -214,7 +228,11 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
   options.verify = base;
   options.verify.maps = loaded.object().maps;
   options.verify.map_count = loaded.object().map_count;
-  const Check check = check_program(program.insns, size_t{program.slots} * 8, *type, options);
+  Check check = check_program(program.insns, size_t{program.slots} * 8, *type, options);
+  if (!check.accepted()) {
+    const std::string poisoned = core_failure_at(program, check.pc());
+    if (!poisoned.empty()) check.message += " (" + poisoned + ")";
+  }
   const Outcome outcome = check.accepted() ? Outcome::accept : Outcome::reject;
   const SourceLine* line = check.accepted() ? nullptr : find_source_line(program, check.pc());
   std::string where;
@@ -244,27 +262,35 @@ ProgramReport verify_object_program(const LoadedObject& loaded, const ElfProgram
 
 int verify_object(const std::string& input, Bytes bytes, const std::string& type_name,
                   const std::string& default_type, Args& args, const std::string& section,
-                  const std::string& function, const VerifyOptions& base, bool json_output) {
+                  const std::string& function, const VerifyOptions& base, bool json_output,
+                  const KernelBtfBytes& btf) {
   if (!type_name.empty()) (void)program_type(args, type_name);
   if (!default_type.empty()) (void)program_type(args, default_type);
-  const LoadedObject loaded(std::move(bytes), type_name, default_type);
+  const LoadedObject loaded(std::move(bytes), type_name, default_type, &btf.bytes);
   if (!loaded.result().ok()) {
     // The object as a whole cannot be loaded: nothing was checked.
     const Outcome outcome = load_outcome(loaded.result().error);
     const std::string reason = elf_error_name(loaded.result().error);
     const std::string message = elf_message(loaded.result());
     if (json_output) {
-      print_report(input, outcome, JsonArray(), JsonArray(), reason, message);
+      print_report(input, outcome, JsonArray(), JsonArray(), reason, message, &btf);
     } else {
       std::printf("%s %s: %s\n", outcome == Outcome::error ? "ERROR" : "UNSUPPORTED", input.c_str(), message.c_str());
     }
     return exit_status(outcome);
   }
   const std::vector<const ElfProgram*> programs = loaded.select("verify", section, function);
+  // The BTF's type index is built only for an object with a BTF-typed
+  // program: CO-RE alone needs the bytes, not the index.
+  std::unique_ptr<KernelBtfFile> kernel;
+  for (const ElfProgram* program : programs) {
+    if (btf.given() && kernel == nullptr && is_btf_typed_section(program->section))
+      kernel = std::make_unique<KernelBtfFile>(btf);
+  }
   Outcome overall = Outcome::accept;
   JsonArray list;
   for (const ElfProgram* program : programs) {
-    const ProgramReport report = verify_object_program(loaded, *program, base, json_output);
+    const ProgramReport report = verify_object_program(loaded, *program, base, kernel.get(), json_output);
     overall = worse(overall, report.outcome);
     if (json_output) list.push(report.json);
   }
@@ -273,9 +299,13 @@ int verify_object(const std::string& input, Bytes bytes, const std::string& type
     const Object& object = loaded.object();
     for (uint32_t i = 0; i < object.map_count; ++i)
       maps.push(object.map_info[i].name != nullptr ? json_quote(object.map_info[i].name) : "null");
-    print_report(input, overall, maps, list);
+    print_report(input, overall, maps, list, "", "", &btf);
   } else if (programs.empty()) {
     std::printf("%s: no autoloaded programs\n", input.c_str());
+  }
+  if (!json_output) {
+    const std::string core = core_summary(loaded.object(), btf);
+    if (!core.empty()) std::printf("%s\n", core.c_str());
   }
   return exit_status(overall);
 }
@@ -284,7 +314,8 @@ int verify_object(const std::string& input, Bytes bytes, const std::string& type
 
 int cmd_verify(const std::vector<std::string>& arguments) {
   Args args("verify", arguments);
-  std::string input, type_name, default_type, section, function;
+  std::string input, type_name, default_type, section, function, btf_path;
+  bool no_btf = false;
   std::vector<NamedMap> maps;
   bool json_output = false;
   VerifyOptions options;
@@ -309,6 +340,10 @@ int cmd_verify(const std::vector<std::string>& arguments) {
       options.strict_alignment = true;
     } else if (arg == "--json") {
       json_output = true;
+    } else if (arg == "--btf") {
+      btf_path = args.value_of(arg);
+    } else if (arg == "--no-btf") {
+      no_btf = true;
     } else {
       args.single_input(arg, input);
     }
@@ -319,10 +354,12 @@ int cmd_verify(const std::vector<std::string>& arguments) {
   Bytes bytes = read_file(input);
   if (is_elf(bytes)) {
     if (!maps.empty()) args.fail("--map is for raw programs: an object's maps come from the object");
+    if (no_btf && !btf_path.empty()) args.fail("--btf and --no-btf contradict each other");
     return verify_object(input, std::move(bytes), type_name, default_type, args, section, function, options,
-                         json_output);
+                         json_output, read_kernel_btf(btf_path, no_btf));
   }
   if (!section.empty() || !function.empty()) args.fail("--section and --function select programs of an ELF object");
+  if (!btf_path.empty() || no_btf) args.fail("--btf and --no-btf are for ELF objects (CO-RE relocations)");
   if (!default_type.empty()) args.fail("--default-type is for ELF objects (raw programs take --type)");
   if (type_name.empty()) {
     // Neither an object nor a program: say what the file is not before

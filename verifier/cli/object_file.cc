@@ -16,10 +16,15 @@ const char* type_or_default(const void* context, const char* section) {
 
 }  // namespace
 
-LoadedObject::LoadedObject(Bytes bytes, const std::string& program_type, const std::string& default_type)
+LoadedObject::LoadedObject(Bytes bytes, const std::string& program_type, const std::string& default_type,
+                           const Bytes* kernel_btf)
     : bytes_(std::move(bytes)), program_type_(program_type), default_type_(default_type) {
   LoadOptions options;
   options.partial = true;
+  if (kernel_btf != nullptr && !kernel_btf->empty()) {
+    options.kernel_btf = kernel_btf->data();
+    options.kernel_btf_size = kernel_btf->size();
+  }
   if (!program_type_.empty()) options.program_type = program_type_.c_str();
   if (!default_type_.empty()) {
     options.section_type = &type_or_default;
@@ -27,7 +32,8 @@ LoadedObject::LoadedObject(Bytes bytes, const std::string& program_type, const s
   }
   // elf.h: every corpus object peaks below 1.7x its size; linking shared
   // subprograms into many programs has no linear bound, hence the retry.
-  size_t size = bytes_.size() * 4 + (size_t{1} << 20);
+  // The kernel's BTF is indexed in the arena too: two words a type.
+  size_t size = bytes_.size() * 4 + (size_t{1} << 20) + (kernel_btf != nullptr ? kernel_btf->size() : 0);
   for (;;) {
     memory_ = std::make_unique_for_overwrite<uint8_t[]>(size);
     Arena arena(memory_.get(), size);

@@ -21,7 +21,10 @@ class LoadedObject {
   // program does not hide the others. `program_type` forces every
   // program's type when not empty; `default_type` (when not empty) is the
   // type of programs whose section name keel does not know.
-  LoadedObject(Bytes bytes, const std::string& program_type, const std::string& default_type = "");
+  // `kernel_btf` (when not null, kept alive by the caller for as long as
+  // this object) is what CO-RE relocations are applied against.
+  LoadedObject(Bytes bytes, const std::string& program_type, const std::string& default_type = "",
+               const Bytes* kernel_btf = nullptr);
   LoadedObject(const LoadedObject&) = delete;
   LoadedObject& operator=(const LoadedObject&) = delete;
 

@@ -37,12 +37,17 @@ constexpr CommandUsage kCommands[] = {
       "                               here: lookups through them are rejected); prints PASS/FAIL\n"
       "                               (with the abstract state at the rejected pc) or one JSON object\n"
       "  verify OBJ.o [--section S] [--function F] [--type T | --default-type T] [--unprivileged]\n"
-      "         [--strict-alignment] [--json]\n"
+      "         [--strict-alignment] [--btf FILE | --no-btf] [--json]\n"
       "                               verify the autoloaded (or the selected) programs of an ELF\n"
       "                               object with its maps (--type overrides the section's type,\n"
       "                               --default-type types the sections whose names keel lacks);\n"
       "                               one PASS/FAIL line per program, with the source line of a\n"
-      "                               rejection when the object has BTF line info\n"},
+      "                               rejection when the object has BTF line info; CO-RE\n"
+      "                               relocations are applied against --btf FILE (default: the\n"
+      "                               running kernel's /sys/kernel/btf/vmlinux when it exists;\n"
+      "                               --no-btf: none, CO-RE programs are then unsupported);\n"
+      "                               the same BTF types the context of fentry/fexit/fmod_ret/\n"
+      "                               tp_btf/lsm/iter programs\n"},
     {"cases",
       "  cases FILE.jsonl [--maps MAPS.json] [--divergences FILE] [--prefix ID] [--unprivileged]\n"
       "        [--state] [--all] [--json]\n"
@@ -54,7 +59,7 @@ constexpr CommandUsage kCommands[] = {
       "                               in FILE ('ID why' lines) are documented divergences\n"},
     {"compare",
       "  compare FILE... [--type T] [--map ...] [--section S] [--function F] [--runs N]\n"
-      "          [--strict-alignment] [--linux-log] [--json]\n"
+      "          [--strict-alignment] [--linux-log] [--btf FILE | --no-btf] [--json]\n"
       "                               verify each program (.bin/.s as for verify, or the programs\n"
       "                               of .o objects) with keel and with the running kernel's\n"
       "                               verifier (bpf(2) BPF_PROG_LOAD with equivalent maps, never\n"
@@ -63,7 +68,8 @@ constexpr CommandUsage kCommands[] = {
       "                               table or JSON; --linux-log adds the kernel's log (level 1).\n"
       "                               Where bpf(2) is refused (not root / no CAP_BPF) one line\n"
       "                               says so and only keel's side is shown; the exit status is\n"
-      "                               that of keel's verdicts, whatever the kernel said\n"},
+      "                               that of keel's verdicts, whatever the kernel said; objects'\n"
+      "                               CO-RE relocations as for verify (--btf / --no-btf)\n"},
     {"run",
       "  run IN.{bin,s} [--mem HEX | --mem-file FILE] [--guarded] [--budget N]\n"
       "                               decode and run; r1 points to a copy of the memory\n"

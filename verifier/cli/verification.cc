@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "keel/arena.h"
+#include "keel/elf.h"
 
 namespace keel::cli {
 
@@ -17,8 +18,10 @@ using Clock = std::chrono::steady_clock;
 constexpr size_t kFirstArena = size_t{4} << 20;
 constexpr size_t kLastArena = size_t{1} << 32;
 
+// libbpf's bpf_core_poison call decodes, as Linux loads it: the analysis
+// rejects it as an unknown helper only if it is reachable (keel/elf.h).
 bool helper_of_type(const void* context, int32_t id) {
-  return find_helper(*static_cast<const ProgramType*>(context), id) != nullptr;
+  return id == kCorePoisonHelper || find_helper(*static_cast<const ProgramType*>(context), id) != nullptr;
 }
 
 uint64_t since(Clock::time_point start) {

@@ -1,4 +1,4 @@
-// Helper callbacks (analysis/analyze.cc do_callback, cfg.cc, decode.cc):
+// Helper callbacks (analysis/call_frames.cc do_callback, cfg.cc, decode.cc):
 // bpf_loop (181) and bpf_for_each_map_elem (164) run a BPF function whose
 // address `lddw code_addr` takes, any number of times. Each rule has a
 // program keel accepts and one it rejects (Linux 6.1 kernel/bpf/verifier.c:

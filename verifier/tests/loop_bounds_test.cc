@@ -136,16 +136,30 @@ struct Oracle {
     }
   }
 
-  static bool query(const void* context, uint32_t block, uint8_t reg, Scalar& out) {
-    const Oracle& o = *static_cast<const Oracle*>(context);
-    const auto it = o.stated.find({o.cfg->blocks[block].first, reg});
-    if (it != o.stated.end()) {
-      out = it->second;
-      return true;
+  // The oracle's facts as the fixpoint would record them (loop_facts.h):
+  // every block has a slot; a stated value wins over the computed one.
+  std::vector<uint32_t> fact_index;
+  std::vector<ExitFacts> exit_facts;
+  LoopFacts facts() {
+    const uint32_t n = cfg->block_count;
+    fact_index.assign(n, 0);
+    exit_facts.assign(n, ExitFacts{});
+    for (uint32_t b = 0; b < n; ++b) {
+      fact_index[b] = b;
+      ExitFacts& f = exit_facts[b];
+      for (uint8_t r = 0; r < kRegisterCount; ++r) {
+        const auto it = stated.find({cfg->blocks[b].first, r});
+        if (it == stated.end() && !reached[b]) continue;
+        f.seen = 1;
+        f.valid |= 1u << r;
+        f.regs[r] = it != stated.end() ? it->second : at_exit[b][r];
+      }
     }
-    if (!o.reached[block]) return false;
-    out = o.at_exit[block][reg];
-    return true;
+    LoopFacts t;
+    t.index = fact_index.data();
+    t.facts = exit_facts.data();
+    t.count = n;
+    return t;
   }
 };
 
@@ -186,7 +200,7 @@ std::unique_ptr<Analyzed> analyze(const std::string& text,
   }
   a->oracle.stated = stated;
   a->oracle.compute(a->cfg);
-  const LoopFacts facts{&Oracle::query, &a->oracle};
+  const LoopFacts facts = a->oracle.facts();
   const size_t before = a->arena.used();
   a->result = bound_loops(a->cfg, facts, a->arena);
   a->arena_used = a->arena.peak() - before;
@@ -1329,7 +1343,7 @@ TEST(LoopBounds, OutOfMemoryIsAnError) {
     const auto a = analyze(text);
     ASSERT_EQ(a->error, "");
     ASSERT_TRUE(a->result.ok());
-    const LoopFacts facts{&Oracle::query, &a->oracle};
+    const LoopFacts facts = a->oracle.facts();
     const size_t bound = loop_bounds_arena_bound(a->cfg);
     std::vector<uint8_t> memory(bound);
     Arena none(memory.data(), 0);
@@ -1370,7 +1384,7 @@ TEST(LoopBounds, TripLimitOption) {
   ASSERT_TRUE(a->result.ok());
   const uint64_t trips = 0xffffffff;
   EXPECT_EQ(a->result.max_insns_executed, 4 + (trips - 1) * 6 + 6 + 1);
-  const LoopFacts facts{&Oracle::query, &a->oracle};
+  const LoopFacts facts = a->oracle.facts();
   LoopBoundOptions options;
   options.max_trips = trips;
   EXPECT_TRUE(bound_loops(a->cfg, facts, options, a->arena).ok());

@@ -78,6 +78,22 @@ TEST(LinuxPlatform, PacketPointerFieldsSitWhereUapiPutsThem) {
   EXPECT_FALSE(type_named("socket_filter").direct_packet_access);
 }
 
+TEST(LinuxPlatform, SkMsgFieldsMatchUapi) {
+  const ProgramType& msg = type_named("sk_msg");
+  EXPECT_EQ(msg.ctx_size, sizeof(sk_msg_md));
+  EXPECT_EQ(field_at(msg, offsetof(sk_msg_md, data))->yields, CtxYield::packet);
+  EXPECT_EQ(field_at(msg, offsetof(sk_msg_md, data_end))->yields, CtxYield::packet_end);
+  EXPECT_EQ(field_at(msg, offsetof(sk_msg_md, sk))->yields, CtxYield::sock);
+  EXPECT_EQ(field_at(msg, offsetof(sk_msg_md, remote_ip6))->size, 16);
+  EXPECT_EQ(field_at(msg, offsetof(sk_msg_md, size))->size, 4);
+  EXPECT_EQ(field_at(msg, offsetof(sk_msg_md, local_port))->size, 4);
+  const ProgramType& skb = type_named("sk_skb");
+  EXPECT_EQ(skb.ctx_size, sizeof(__sk_buff));
+  EXPECT_EQ(field_at(skb, offsetof(__sk_buff, data))->yields, CtxYield::packet);
+  EXPECT_EQ(field_at(skb, offsetof(__sk_buff, mark)), nullptr);  // sk_skb_is_valid_access
+  EXPECT_EQ(field_at(skb, offsetof(__sk_buff, tc_classid)), nullptr);
+}
+
 TEST(LinuxPlatform, SkbFieldOffsetsMatchUapi) {
   const ProgramType& tc = type_named("sched_cls");
   const struct {

@@ -700,7 +700,7 @@ TEST(FrozenMaps, DifferentContentsAreNotJoinedAsOneMap) {
                 stack_out_of_bounds);
 }
 
-// ---- Registers stepped beside a loop counter (analyze.cc LoopClamp) ------------
+// ---- Registers stepped beside a loop counter (loop_clamp.cc LoopClamp) ------------
 
 // A zeroed 64-byte stack array at r10-64, r2 = 0 (the counter), r0 = 0.
 const char* kZeroedArray =

@@ -987,7 +987,7 @@ TEST(Verify, NestedLoopsAreBounded) {
   EXPECT_REJECT(c, "mov %r0, 0\nl:\nadd %r0, 1\nja l\n", unbounded_loop);
 }
 
-// The first iteration is analysed apart from the later ones (analyze.cc
+// The first iteration is analysed apart from the later ones (fixpoint.cc
 // join_at): r0 is written by the call before the back edge, and the exit
 // edge needs r6 > 10000, which the first run (r6 = 1) never has (Linux
 // 6.1's loops1 "bounded loop that jumps out rather than in").

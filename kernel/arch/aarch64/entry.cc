@@ -28,15 +28,15 @@ unsigned entered_at = 0;
 BootInfo read_device_tree(uintptr_t address) {
   BootInfo info{"", {}};
   if (address == 0) return info;
-  constexpr uint64_t header = 40;
+  constexpr uint64_t kHeader = 40;
   const char* problem = nullptr;
   const char* part = "header";
   fdt::Blob blob;
-  if (!mmu::mapped(address, header, MemoryKind::normal)) {
+  if (!mmu::mapped(address, kHeader, MemoryKind::normal)) {
     problem = "unmapped";
   } else {
     // Readable from `address` to the end of its region, at most 2 MiB.
-    uint64_t limit = header;
+    uint64_t limit = kHeader;
     while (limit < (uint64_t{2} << 20) && mmu::mapped(address, limit * 2, MemoryKind::normal)) {
       limit *= 2;
     }

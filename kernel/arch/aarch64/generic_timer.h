@@ -25,13 +25,13 @@ inline uint64_t counter() {
 }
 
 // CNTP_CTL_EL0: ENABLE bit 0, IMASK bit 1, ISTATUS bit 2 (read-only).
-constexpr uint64_t control_enable = 1;
-constexpr uint64_t control_mask = 2;
+constexpr uint64_t kControlEnable = 1;
+constexpr uint64_t kControlMask = 2;
 
 /// Fires (level) when the counter reaches `compare`, until it is moved on.
 inline void arm_at(uint64_t compare) {
   asm volatile("msr cntp_cval_el0, %0\n msr cntp_ctl_el0, %1\n isb"
-               : : "r"(compare), "r"(control_enable) : "memory");
+               : : "r"(compare), "r"(kControlEnable) : "memory");
 }
 
 inline uint64_t compare_value() {
@@ -46,7 +46,7 @@ inline void set_compare(uint64_t compare) {
 
 /// Disabled and masked: the interrupt line drops.
 inline void stop() {
-  asm volatile("msr cntp_ctl_el0, %0\n isb" : : "r"(control_mask) : "memory");
+  asm volatile("msr cntp_ctl_el0, %0\n isb" : : "r"(kControlMask) : "memory");
 }
 
 }  // namespace keel::aarch64::generic_timer

@@ -10,8 +10,8 @@ struct Entry {
   Handler handler;  ///< nullptr: a free slot
 };
 
-constexpr int slots = 4;
-Entry entries[slots];
+constexpr int kSlots = 4;
+Entry entries[kSlots];
 
 }  // namespace
 

@@ -13,20 +13,20 @@ namespace {
 // 0b01 for a block (levels 1-2). Lower attributes: AttrIndx 4:2 (into
 // MAIR_EL1), AP 7:6 (0b00: EL1 read/write, EL0 none), SH 9:8, AF bit 10
 // (set, or the first access faults). Upper: PXN bit 53, UXN bit 54.
-constexpr uint64_t descriptor_table = 0b11;
-constexpr uint64_t descriptor_page = 0b11;
-constexpr uint64_t descriptor_block = 0b01;
-constexpr uint64_t attr_index_normal = 0 << 2;
-constexpr uint64_t attr_index_device = 1 << 2;
-constexpr uint64_t inner_shareable = 0b11 << 8;
-constexpr uint64_t access_flag = 1 << 10;
-constexpr uint64_t pxn = uint64_t{1} << 53;
-constexpr uint64_t uxn = uint64_t{1} << 54;
+constexpr uint64_t kDescriptorTable = 0b11;
+constexpr uint64_t kDescriptorPage = 0b11;
+constexpr uint64_t kDescriptorBlock = 0b01;
+constexpr uint64_t kAttrIndexNormal = 0 << 2;
+constexpr uint64_t kAttrIndexDevice = 1 << 2;
+constexpr uint64_t kInnerShareable = 0b11 << 8;
+constexpr uint64_t kAccessFlag = 1 << 10;
+constexpr uint64_t kPxn = uint64_t{1} << 53;
+constexpr uint64_t kUxn = uint64_t{1} << 54;
 // FIXME: one kind for all RAM: text is writable and data executable at EL1
 // (docs/adr/0022); a finer map would split the image by section.
-constexpr uint64_t normal_attributes = attr_index_normal | inner_shareable | access_flag | uxn;
-constexpr uint64_t device_attributes = attr_index_device | access_flag | pxn | uxn;
-constexpr uint64_t address_mask = 0x0000'FFFF'FFFF'F000;
+constexpr uint64_t kNormalAttributes = kAttrIndexNormal | kInnerShareable | kAccessFlag | kUxn;
+constexpr uint64_t kDeviceAttributes = kAttrIndexDevice | kAccessFlag | kPxn | kUxn;
+constexpr uint64_t kAddressMask = 0x0000'FFFF'FFFF'F000;
 
 // MAIR_EL1 (D19.2): Attr0 = 0xFF, normal memory, inner and outer
 // write-back non-transient, read and write allocate; Attr1 = 0x04,
@@ -37,35 +37,35 @@ constexpr uint64_t mair = 0xFF | (0x04 << 8);
 // IRGN0/ORGN0 = 0b01 (walks cached write-back), SH0 = 0b11, TG0 = 0b00
 // (4 KiB), EPD1 = 1 (no TTBR1 walks: the upper half faults); IPS from the
 // CPU's ID_AA64MMFR0_EL1.PARange.
-constexpr unsigned va_bits = 39;
-constexpr uint64_t tcr_base = (64 - va_bits) | (0b01 << 8) | (0b01 << 10) | (0b11 << 12) |
+constexpr unsigned kVaBits = 39;
+constexpr uint64_t tcr_base = (64 - kVaBits) | (0b01 << 8) | (0b01 << 10) | (0b11 << 12) |
                               (uint64_t{1} << 23);
 
-constexpr uint64_t page_size = 4096;
-constexpr uint64_t block_size = uint64_t{2} << 20;   // a level-2 block
-constexpr uint64_t l1_span = uint64_t{1} << 30;      // one level-1 entry
-constexpr int entries = 512;
+constexpr uint64_t kPageSize = 4096;
+constexpr uint64_t kBlockSize = uint64_t{2} << 20;   // a level-2 block
+constexpr uint64_t kL1Span = uint64_t{1} << 30;      // one level-1 entry
+constexpr int kEntries = 512;
 
 // Level 1, then level-2 tables (one per 1 GiB area in use), then level-3
 // tables (one per 2 MiB block with a hole): 8 cover both boards with room.
-constexpr int table_count = 8;
-alignas(page_size) uint64_t tables[table_count][entries];
+constexpr int kTableCount = 8;
+alignas(kPageSize) uint64_t tables[kTableCount][kEntries];
 int tables_used = 0;
 
 uintptr_t holes[2];  // page 0 and the guard page
 const MemoryMap* active_map = nullptr;
 
 uint64_t* new_table() {
-  if (tables_used == table_count) return nullptr;
+  if (tables_used == kTableCount) return nullptr;
   return tables[tables_used++];  // zeroed with .bss: every entry invalid
 }
 
 uint64_t* next_level(uint64_t descriptor) {
-  return reinterpret_cast<uint64_t*>(static_cast<uintptr_t>(descriptor & address_mask));
+  return reinterpret_cast<uint64_t*>(static_cast<uintptr_t>(descriptor & kAddressMask));
 }
 
 uint64_t attributes(MemoryKind kind) {
-  return kind == MemoryKind::normal ? normal_attributes : device_attributes;
+  return kind == MemoryKind::normal ? kNormalAttributes : kDeviceAttributes;
 }
 
 bool is_hole(uint64_t page) {
@@ -77,35 +77,35 @@ bool is_hole(uint64_t page) {
 
 Status map_block(uint64_t block, MemoryKind kind) {
   uint64_t* l1 = tables[0];
-  uint64_t& l1_entry = l1[block / l1_span];
+  uint64_t& l1_entry = l1[block / kL1Span];
   if (l1_entry == 0) {
     uint64_t* l2 = new_table();
     if (l2 == nullptr) return Status::out_of_tables;
-    l1_entry = reinterpret_cast<uintptr_t>(l2) | descriptor_table;
+    l1_entry = reinterpret_cast<uintptr_t>(l2) | kDescriptorTable;
   }
-  uint64_t& l2_entry = next_level(l1_entry)[(block % l1_span) / block_size];
+  uint64_t& l2_entry = next_level(l1_entry)[(block % kL1Span) / kBlockSize];
   const uint64_t wanted = attributes(kind);
   if (l2_entry != 0) {
     // Already mapped by an earlier region (both rounded to this block).
-    const uint64_t existing = (l2_entry & descriptor_table) == descriptor_table
+    const uint64_t existing = (l2_entry & kDescriptorTable) == kDescriptorTable
                                   ? next_level(l2_entry)[1] : l2_entry;
-    return (existing & ~address_mask & ~uint64_t{0b11}) == wanted ? Status::ok : Status::overlap;
+    return (existing & ~kAddressMask & ~uint64_t{0b11}) == wanted ? Status::ok : Status::overlap;
   }
   bool has_hole = false;
-  for (uint64_t page = block; page < block + block_size; page += page_size) {
+  for (uint64_t page = block; page < block + kBlockSize; page += kPageSize) {
     has_hole = has_hole || is_hole(page);
   }
   if (!has_hole) {
-    l2_entry = block | wanted | descriptor_block;
+    l2_entry = block | wanted | kDescriptorBlock;
     return Status::ok;
   }
   uint64_t* l3 = new_table();
   if (l3 == nullptr) return Status::out_of_tables;
-  for (int i = 0; i < entries; ++i) {
-    const uint64_t page = block + uint64_t(i) * page_size;
-    if (!is_hole(page)) l3[i] = page | wanted | descriptor_page;
+  for (int i = 0; i < kEntries; ++i) {
+    const uint64_t page = block + uint64_t(i) * kPageSize;
+    if (!is_hole(page)) l3[i] = page | wanted | kDescriptorPage;
   }
-  l2_entry = reinterpret_cast<uintptr_t>(l3) | descriptor_table;
+  l2_entry = reinterpret_cast<uintptr_t>(l3) | kDescriptorTable;
   return Status::ok;
 }
 
@@ -115,13 +115,13 @@ Status map_block(uint64_t block, MemoryKind kind) {
 uint64_t physical_range(uint64_t& ips) {
   uint64_t features;
   asm volatile("mrs %0, id_aa64mmfr0_el1" : "=r"(features));
-  constexpr unsigned bits[] = {32, 36, 40, 42, 44, 48};
+  constexpr unsigned kBits[] = {32, 36, 40, 42, 44, 48};
   ips = features & 0xF;
   if (ips > 5) ips = 5;
-  return uint64_t{1} << bits[ips];
+  return uint64_t{1} << kBits[ips];
 }
 
-uint64_t block_floor(uint64_t address) { return address & ~(block_size - 1); }
+uint64_t block_floor(uint64_t address) { return address & ~(kBlockSize - 1); }
 
 }  // namespace
 
@@ -142,7 +142,7 @@ Status enable(const MemoryMap& map, uintptr_t guard_page) {
   tables_used = 1;  // tables[0]: level 1
   uint64_t ips = 0;
   const uint64_t limit = physical_range(ips);
-  const uint64_t va_limit = uint64_t{1} << va_bits;
+  const uint64_t va_limit = uint64_t{1} << kVaBits;
   bool guard_in_normal = false;
   for (size_t r = 0; r < map.count; ++r) {
     const MemoryRegion& region = map.regions[r];
@@ -151,13 +151,13 @@ Status enable(const MemoryMap& map, uintptr_t guard_page) {
       return Status::out_of_range;
     }
     const uint64_t end = region.base + region.size;
-    if (unmapped_address() >= block_floor(region.base) && unmapped_address() < end + block_size) {
+    if (unmapped_address() >= block_floor(region.base) && unmapped_address() < end + kBlockSize) {
       return Status::out_of_range;
     }
     if (region.kind == MemoryKind::normal && guard_page >= region.base && guard_page < end) {
       guard_in_normal = true;
     }
-    for (uint64_t block = block_floor(region.base); block < end; block += block_size) {
+    for (uint64_t block = block_floor(region.base); block < end; block += kBlockSize) {
       const Status status = map_block(block, region.kind);
       if (status != Status::ok) return status;
     }
@@ -206,7 +206,7 @@ bool mapped(uintptr_t address, uint64_t size, MemoryKind kind) {
       continue;
     }
     for (const uintptr_t hole : holes) {
-      if (address < hole + page_size && hole < address + size) return false;
+      if (address < hole + kPageSize && hole < address + size) return false;
     }
     return true;
   }

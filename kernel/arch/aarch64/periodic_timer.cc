@@ -8,7 +8,7 @@ namespace keel::aarch64::periodic_timer {
 namespace {
 
 /// Below the GIC's priority mask (gic_v2.cc); the only interrupt, so any.
-constexpr uint8_t timer_priority = 0x80;
+constexpr uint8_t kTimerPriority = 0x80;
 
 uint64_t period_counts = 0;
 uint64_t dropped = 0;
@@ -40,7 +40,7 @@ bool start(const Wiring& wiring, const TickConverter& clock, uint64_t period_ns)
   dropped = 0;
   wired_intid = wiring.intid;
   generic_timer::arm_at(generic_timer::counter() + period_counts);
-  if (!gic::enable(wiring.intid, timer_priority)) {
+  if (!gic::enable(wiring.intid, kTimerPriority)) {
     stop();
     return false;
   }

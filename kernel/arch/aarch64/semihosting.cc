@@ -7,13 +7,13 @@ extern const char keel_semihosting_trap[];
 
 namespace keel::aarch64::semihosting {
 namespace {
-constexpr uint64_t sys_exit = 0x18;
-constexpr uint64_t adp_stopped_application_exit = 0x20026;
+constexpr uint64_t kSysExit = 0x18;
+constexpr uint64_t kAdpStoppedApplicationExit = 0x20026;
 }  // namespace
 
 void exit(uint32_t status) {
-  const uint64_t block[2] = {adp_stopped_application_exit, status};
-  keel_semihosting_call(sys_exit, reinterpret_cast<uintptr_t>(&block[0]));
+  const uint64_t block[2] = {kAdpStoppedApplicationExit, status};
+  keel_semihosting_call(kSysExit, reinterpret_cast<uintptr_t>(&block[0]));
 }
 
 bool is_trap(uint64_t address) {

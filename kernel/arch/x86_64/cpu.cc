@@ -47,39 +47,39 @@ struct [[gnu::packed]] DescriptorTablePointer {
 };
 
 // Which IST slot each special vector uses (1-based, as the gate encodes it).
-constexpr uint8_t ist_double_fault = 1;
-constexpr uint8_t ist_page_fault = 2;
-constexpr uint8_t ist_nmi_machine_check = 3;
-constexpr uint8_t vector_nmi = 2;
-constexpr uint8_t vector_double_fault = 8;
-constexpr uint8_t vector_page_fault = 14;
-constexpr uint8_t vector_machine_check = 18;
+constexpr uint8_t kIstDoubleFault = 1;
+constexpr uint8_t kIstPageFault = 2;
+constexpr uint8_t kIstNmiMachineCheck = 3;
+constexpr uint8_t kVectorNmi = 2;
+constexpr uint8_t kVectorDoubleFault = 8;
+constexpr uint8_t kVectorPageFault = 14;
+constexpr uint8_t kVectorMachineCheck = 18;
 
 // P=1, DPL=0, type 0xE: 64-bit interrupt gate (IF cleared on entry).
-constexpr uint8_t interrupt_gate = 0x8E;
+constexpr uint8_t kInterruptGate = 0x8E;
 // P=1, DPL=0, type 0x9: available 64-bit TSS (SDM Vol. 3A Table 3-2).
-constexpr uint64_t tss_available = 0x89;
+constexpr uint64_t kTssAvailable = 0x89;
 
-constexpr uint64_t ist_stack_size = 8192;
-alignas(16) uint8_t ist_stacks[3][ist_stack_size];
+constexpr uint64_t kIstStackSize = 8192;
+alignas(16) uint8_t ist_stacks[3][kIstStackSize];
 
 TaskStateSegment tss;
 InterruptGate idt[256];
 
 uint64_t stack_top(int slot) {
-  return reinterpret_cast<uintptr_t>(&ist_stacks[slot][0]) + ist_stack_size;
+  return reinterpret_cast<uintptr_t>(&ist_stacks[slot][0]) + kIstStackSize;
 }
 
 void install_tss() {
-  tss.ist[ist_double_fault - 1] = stack_top(0);
-  tss.ist[ist_page_fault - 1] = stack_top(1);
-  tss.ist[ist_nmi_machine_check - 1] = stack_top(2);
+  tss.ist[kIstDoubleFault - 1] = stack_top(0);
+  tss.ist[kIstPageFault - 1] = stack_top(1);
+  tss.ist[kIstNmiMachineCheck - 1] = stack_top(2);
   tss.io_map_base = sizeof(TaskStateSegment);  // no I/O permission bitmap
 
   // SDM Vol. 3A §8.2.3, Figure 8-4: the 16-byte system-segment descriptor.
   const uint64_t base = reinterpret_cast<uintptr_t>(&tss);
   const uint64_t limit = sizeof(TaskStateSegment) - 1;
-  keel_gdt[GDT_TSS / 8] = (limit & 0xFFFF) | ((base & 0xFFFFFF) << 16) | (tss_available << 40) |
+  keel_gdt[GDT_TSS / 8] = (limit & 0xFFFF) | ((base & 0xFFFFFF) << 16) | (kTssAvailable << 40) |
                           (((limit >> 16) & 0xF) << 48) | (((base >> 24) & 0xFF) << 56);
   keel_gdt[GDT_TSS / 8 + 1] = base >> 32;
   asm volatile("ltr %w0" : : "r"(uint16_t{GDT_TSS}) : "memory");
@@ -87,10 +87,10 @@ void install_tss() {
 
 uint8_t ist_for(unsigned vector) {
   switch (vector) {
-    case vector_double_fault: return ist_double_fault;
-    case vector_page_fault: return ist_page_fault;
-    case vector_nmi:
-    case vector_machine_check: return ist_nmi_machine_check;
+    case kVectorDoubleFault: return kIstDoubleFault;
+    case kVectorPageFault: return kIstPageFault;
+    case kVectorNmi:
+    case kVectorMachineCheck: return kIstNmiMachineCheck;
     default: return 0;
   }
 }
@@ -99,7 +99,7 @@ void install_idt() {
   for (unsigned vector = 0; vector < 256; ++vector) {
     const uint64_t stub = keel_trap_stubs[vector];
     idt[vector] = InterruptGate{static_cast<uint16_t>(stub), GDT_CODE64, ist_for(vector),
-                                interrupt_gate, static_cast<uint16_t>(stub >> 16),
+                                kInterruptGate, static_cast<uint16_t>(stub >> 16),
                                 static_cast<uint32_t>(stub >> 32), 0};
   }
   const DescriptorTablePointer pointer{sizeof idt - 1, reinterpret_cast<uintptr_t>(&idt[0])};

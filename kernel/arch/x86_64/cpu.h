@@ -10,9 +10,9 @@ namespace keel::x86 {
 // 8259 PICs are moved off them to 0x20-0x2F and masked (a masked PIC can
 // still deliver spurious IRQ 7/15); the local APIC timer and the APIC's
 // spurious vector follow (SDM Vol. 3A §11.9: spurious low nibble 0xF).
-constexpr uint8_t legacy_pic_base = 0x20;
-constexpr uint8_t timer_vector = 0x30;
-constexpr uint8_t apic_spurious_vector = 0xFF;
+constexpr uint8_t kLegacyPicBase = 0x20;
+constexpr uint8_t kTimerVector = 0x30;
+constexpr uint8_t kApicSpuriousVector = 0xFF;
 
 /// The stack a trap handler sees: pushed by trap_common (r15 lowest), then
 /// the stub's vector and (possibly zero) error code, then the CPU's frame.

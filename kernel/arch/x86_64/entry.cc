@@ -22,9 +22,9 @@ uint32_t read_u32(uintptr_t address) {
 // `cmdline` (offset 16) holds the physical address of a C string. Multiboot
 // addresses are 32-bit, so the identity map covers them.
 const char* multiboot_cmdline(uint32_t magic, uint32_t info) {
-  constexpr uint32_t flag_cmdline = 1u << 2;
+  constexpr uint32_t kFlagCmdline = 1u << 2;
   if (magic != MULTIBOOT_BOOTLOADER_MAGIC || info == 0) return "";
-  if ((read_u32(info) & flag_cmdline) == 0) return "";
+  if ((read_u32(info) & kFlagCmdline) == 0) return "";
   const uint32_t cmdline = read_u32(info + 16);
   if (cmdline == 0) return "";
   return reinterpret_cast<const char*>(const_cast<const uint8_t*>(physical(cmdline)));

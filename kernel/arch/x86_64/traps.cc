@@ -54,15 +54,15 @@ bool in_fault = false;
 extern "C" void keel_arch_trap(keel::x86::TrapFrame* frame) {
   using namespace keel::x86;
   const uint64_t vector = frame->vector;
-  if (vector == timer_vector) {
+  if (vector == kTimerVector) {
     keel::on_tick();
     lapic::eoi();
     return;
   }
   // Spurious interrupts need no EOI (SDM Vol. 3A §11.9; the 8259A sets no
   // in-service bit for a spurious IRQ 7/15).
-  if (vector == apic_spurious_vector) return;
-  if (vector == legacy_pic_base + 7 || vector == legacy_pic_base + 15) return;
+  if (vector == kApicSpuriousVector) return;
+  if (vector == kLegacyPicBase + 7 || vector == kLegacyPicBase + 15) return;
   // Exceptions and anything unexpected end the run.
   report_fault(*frame);
 }

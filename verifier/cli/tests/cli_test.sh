@@ -187,7 +187,7 @@ case $CASE in
     # maps.json is found beside the .jsonl.
     expect 0 "$KEEL" cases "$DATA/cases/small.jsonl"
     stdout_has '^FALSE-REJECT cli/3 a false reject: pc 0 ctx_bad_access: '
-    stdout_has '^SKIPPED 1: prog_type:sk_skb$'
+    stdout_has '^SKIPPED 1: prog_type:flow_dissector$'
     ! grep -q '^FALSE-ACCEPT' out.txt || fail "unexpected false accept"
     [ "$(tail -n 2 out.txt | head -n 1)" = "false-accepts: 0, false-rejects: 1, skipped: 1" ] || fail "wrong counts line"
     [ "$(tail -n 1 out.txt)" = "4 passed, 1 failed" ] || fail "wrong summary line"
@@ -197,7 +197,7 @@ case $CASE in
     expect 0 "$KEEL" cases "$DATA/cases/small.jsonl" --maps "$DATA/cases/maps.json" --json
     json_check "d['passed'] == 4 and d['failed'] == 1 and d['skipped'] == 1 and d['false_accepts'] == 0 and
       len(d['cases']) == 6 and d['cases'][3]['outcome'] == 'false_reject' and d['cases'][3]['reason'] == 'ctx_bad_access' and
-      d['cases'][2]['outcome'] == 'agree' and d['cases'][4]['skip_reason'] == 'prog_type:sk_skb'" ;;
+      d['cases'][2]['outcome'] == 'agree' and d['cases'][4]['skip_reason'] == 'prog_type:flow_dissector'" ;;
   cases_false_accept)
     expect 1 "$KEEL" cases "$DATA/cases/false-accept.jsonl"
     stdout_has '^FALSE-ACCEPT cli-fa/0 a false accept$'
@@ -212,7 +212,7 @@ case $CASE in
     expect 0 "$KEEL" cases "$DATA/cases/small.jsonl" --all
     [ "$(grep -c '^AGREE \|^FALSE-\|^SKIP ' out.txt)" -eq 6 ] || fail "not one line per case"
     stdout_has '^FALSE-REJECT cli/3 a false reject: reject pc 0 ctx_bad_access: '
-    stdout_has '^SKIP [^ ]+ .*: prog_type:sk_skb$'
+    stdout_has '^SKIP [^ ]+ .*: prog_type:flow_dissector$'
     stdout_has '^AGREE [^ ]+ .*: accept$'
     [ "$(tail -n 1 out.txt)" = "4 passed, 1 failed" ] || fail "wrong summary line with --all" ;;
   suite_pack)
@@ -422,23 +422,64 @@ PY
     full 'cannot write to stdout' "$KEEL" --help
     full 'cannot write to stdout' "$KEEL" --version ;;
   unsupported)
-    # core.bpf.o: read_pid needs a CO-RE relocation (kernel BTF keel lacks),
-    # no_core is checkable: one "unsupported" entry, one verdict, exit 2.
+    # core.bpf.o: read_pid needs a CO-RE relocation (--no-btf: no kernel
+    # BTF), no_core is checkable: one "unsupported" entry, one verdict, exit 2.
     [ -n "${KEEL_BPF_OBJECT_DIR:-}" ] || { echo "skipped: no BPF test objects (clang missing)"; exit 77; }
-    expect 2 "$KEEL" verify "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --json
+    expect 2 "$KEEL" verify "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --no-btf --json
     json_check "d['verdict'] == 'unsupported' and sorted((p['function'], p['verdict'], p['reason']) for p in d['programs'])
       == [('no_core', 'accept', None), ('read_pid', 'unsupported', 'unsupported_core_relocation')]"
-    expect 2 "$KEEL" verify "$KEEL_BPF_OBJECT_DIR/core.bpf.o"
+    expect 2 "$KEEL" verify "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --no-btf
     stdout_has '^UNSUPPORTED kprobe/do_exit/read_pid insns=[0-9]+ unsupported_core_relocation: '
+    stdout_has '^CO-RE: no kernel BTF given '
     stdout_has '^PASS kprobe/do_fork/no_core '
     expect 0 "$KEEL" verify "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --function no_core
     # A program type keel does not model: the same object with no_core's
     # section renamed from kprobe/ to fentry/ (same length, every copy).
     python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); open("fentry.o", "wb").write(d.replace(b"kprobe/do_fork", b"fentry/do_fork"))' \
       "$KEEL_BPF_OBJECT_DIR/core.bpf.o" || fail "could not write fentry.o"
-    expect 2 "$KEEL" verify fentry.o --function no_core --json
+    expect 2 "$KEEL" verify fentry.o --function no_core --no-btf --json
     json_check "[(p['verdict'], p['reason']) for p in d['programs']] == [('unsupported', 'unsupported_program_type')] and
-      d['verdict'] == 'unsupported'" ;;
+      d['verdict'] == 'unsupported' and '--btf' in d['programs'][0]['message']"
+    # --btf must name the kernel's BTF.
+    bad_input "not BTF \\(no 0xeb9f magic" "$KEEL" verify fentry.o --btf "$KEEL_BPF_OBJECT_DIR/core.bpf.o" ;;
+  core_btf)
+    # --btf FILE: core.bpf.o's read_pid reads task_like.pid with CO-RE. Two
+    # kernel BTFs written here: one where task_like has pid first (the
+    # load's offset moves to 0, accepted), one without task_like (the load
+    # is poisoned, reachable, rejected naming the relocation).
+    [ -n "${KEEL_BPF_OBJECT_DIR:-}" ] || { echo "skipped: no BPF test objects (clang missing)"; exit 77; }
+    python3 - <<'PY' || fail "could not write the BTF files"
+import struct
+def btf(types, strings):
+    t = b"".join(types)
+    return struct.pack("<HBBIIIII", 0xeb9f, 1, 0, 24, 0, len(t), len(t), len(strings)) + t + strings
+strings = b"\0int\0task_like\0pid\0state\0other\0"
+int_t = struct.pack("<IIII", 1, 1 << 24, 4, (1 << 24) | 32)  # [1] int, signed, 32 bits
+task = struct.pack("<III", 5, (4 << 24) | 2, 8) + struct.pack("<III", 15, 1, 0) + struct.pack("<III", 19, 1, 32)
+other = struct.pack("<III", 25, (4 << 24) | 1, 4) + struct.pack("<III", 15, 1, 0)
+open("moved.btf", "wb").write(btf([int_t, task], strings))
+open("absent.btf", "wb").write(btf([int_t, other], strings))
+PY
+    expect 0 "$KEEL" verify "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --function read_pid --btf moved.btf
+    stdout_has '^PASS kprobe/do_exit/read_pid '
+    stdout_has '^CO-RE: 1 relocation against moved.btf$'
+    expect 1 "$KEEL" verify "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --function read_pid --btf absent.btf
+    stdout_has '^FAIL kprobe/do_exit/read_pid .*bpf_core_poison: CO-RE relocation #0 \(field byte offset\) of .task_like. field .pid.'
+    stdout_has '^CO-RE: 1 relocation against absent.btf, 1 poisoned \(bpf_core_poison\)$'
+    expect 1 "$KEEL" verify "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --function read_pid --btf absent.btf --json
+    json_check "d['programs'][0]['reason'] == 'unknown_helper' and 'bpf_core_poison' in d['programs'][0]['message']
+      and d['kernel_btf'] == 'absent.btf'"
+    expect 2 "$KEEL" verify "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --no-btf --json
+    json_check "d['kernel_btf'] is None"
+    expect 2 "$KEEL" verify "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --btf "$DATA/verify-ok.s"
+    stderr_has 'not BTF'
+    expect 2 "$KEEL" verify "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --btf nope.btf
+    expect 2 "$KEEL" verify "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --btf moved.btf --no-btf
+    expect 2 "$KEEL" verify "$DATA/verify-ok.s" --type xdp --btf moved.btf
+    stderr_has 'for ELF objects'
+    export KEEL_COMPARE_DENY_BPF=1
+    expect 0 "$KEEL" compare "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --function read_pid --btf moved.btf --runs 1
+    stdout_has '^kernel BTF for CO-RE: moved.btf$' ;;
   exit_codes)
     # The exit-status table, command by command: 0 / 1 / 2.
     "$KEEL" asm "$DATA/verify-ok.s" -o ok.bin 2>err.txt || fail "asm failed"
@@ -455,7 +496,8 @@ PY
     expect 2 "$KEEL" compare /bin/ls --runs 1; stdout_has '^ls +\? +n/a +error '
     if [ -n "${KEEL_BPF_OBJECT_DIR:-}" ]; then
       # A rejection and an unchecked program in one run: 2 wins.
-      expect 2 "$KEEL" compare "$DATA/verify-ctx.s" "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --type socket_filter --runs 1 --json
+      expect 2 "$KEEL" compare "$DATA/verify-ctx.s" "$KEEL_BPF_OBJECT_DIR/core.bpf.o" --type socket_filter --runs 1 \
+        --no-btf --json
       json_check "sorted(p['keel_verdict'] for p in d['programs']) == ['accept', 'reject', 'unsupported']"
     fi
     expect 0 "$KEEL" run "$DATA/result.s" --mem '00 00 00 00 2a 00 00 00'

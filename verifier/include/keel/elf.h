@@ -40,7 +40,7 @@ enum class ElfError : uint8_t {
   bad_map_definition,       // BTF `.maps` entry: missing or malformed type/key/value/max_entries
   bad_btf,                  // .BTF header, type or string table malformed
   bad_btf_ext,              // .BTF.ext header or a func/line/CO-RE record table malformed
-  unsupported_core_relocation,  // CO-RE relocation: keel has no kernel BTF to resolve it against
+  unsupported_core_relocation,  // CO-RE relocation and no kernel BTF given (LoadOptions::kernel_btf), or on an anonymous type
   unknown_program_type,     // section name maps to no program type and the caller forced none
   no_program,               // TextPrograms::whole_section and no executable `.text`
   too_large,                // a count or size past keel's limits (2^31 instructions, 2^20 maps ...)
@@ -89,6 +89,40 @@ struct ElfFunction {
   uint32_t slots = 0;
 };
 
+// libbpf's bpf_core_poison: an instruction whose CO-RE relocation cannot be
+// satisfied against the kernel's BTF becomes `call 0xbad2310` (both slots
+// of a lddw), so that Linux rejects the program only if it is reachable
+// ("invalid func unknown#195896080") and dead, guarded code loads.
+constexpr int32_t kCorePoisonHelper = 0xbad2310;
+
+// Why a CO-RE relocation was poisoned.
+enum class CoreFailureCause : uint8_t {
+  no_type,        // the kernel's BTF has no type of that (flavor-stripped) name and kind
+  no_field,       // types of that name, none with the field path of the access string
+  no_enumerator,  // enums of that name, none with the enumerator
+  size_mismatch,  // the field's size differs and the load/store cannot be resized (not a
+                  // pointer or unsigned integer on both sides)
+};
+
+// A poisoned relocation: the pc of the poisoned instruction in the program.
+struct CoreFailure {
+  uint32_t pc = 0;
+  uint32_t kind = 0;               // bpf_core_relo_kind (0 field byte offset ... 12 type matches)
+  uint32_t record = 0;             // index of the record in its .BTF.ext block (libbpf's relo #)
+  const char* type_name = nullptr;  // the local type as compiled ("task_struct___old")
+  const char* field = nullptr;     // the last named field or enumerator, nullptr for none
+  const char* access = nullptr;    // the access string ("0:1:2")
+  CoreFailureCause cause = CoreFailureCause::no_type;
+};
+
+// "field byte offset", "enum value" ... (libbpf's core_relo_kind_str).
+const char* core_kind_name(uint32_t kind);
+// Renders `failure` as one line ("bpf_core_poison: CO-RE relocation #3
+// (field byte offset) of 'task_struct' field 'pid' (access 0:12) cannot be
+// satisfied: the kernel's BTF has no such field"); always NUL-terminated,
+// returns the length it would need.
+size_t describe(const CoreFailure& failure, char* buffer, size_t size);
+
 struct ElfProgram {
   const char* name = nullptr;       // the function symbol, or the section name (old objects)
   const char* section = nullptr;    // ELF section name, without the `?` prefix
@@ -104,7 +138,15 @@ struct ElfProgram {
   const SourceLine* lines = nullptr;  // sorted by pc; empty without .BTF.ext
   uint32_t line_count = 0;
   ElfResult status;  // not ok: the program could not be prepared (LoadOptions::partial)
+  // CO-RE relocations applied against LoadOptions::kernel_btf, and those
+  // that could not be satisfied (their instructions are poisoned), by pc.
+  uint32_t core_relocations = 0;
+  const CoreFailure* core_failures = nullptr;
+  uint32_t core_failure_count = 0;
 };
+
+// The poisoned relocation at `pc`, or nullptr.
+const CoreFailure* find_core_failure(const ElfProgram& program, uint32_t pc);
 
 // Where a map comes from.
 enum class ElfMapKind : uint8_t { legacy, btf, global_data };
@@ -161,6 +203,12 @@ struct LoadOptions {
   /// A program that cannot be prepared (unknown type, CO-RE, extern symbol)
   /// gets ElfProgram::status and the load goes on; when false it fails the load.
   bool partial = false;
+  /// The running kernel's BTF (raw bytes as /sys/kernel/btf/vmlinux holds
+  /// them; must outlive the Object): CO-RE relocations are applied against
+  /// it as libbpf does. Without it a program with CO-RE relocations is
+  /// unsupported_core_relocation.
+  const uint8_t* kernel_btf = nullptr;
+  size_t kernel_btf_size = 0;
 };
 
 // Loads the object in `bytes` (which must outlive `out`: names point into

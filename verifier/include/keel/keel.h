@@ -6,6 +6,7 @@
 #pragma once
 
 #include "keel/arena.h"
+#include "keel/btf_program.h"
 #include "keel/decode.h"
 #include "keel/elf.h"
 #include "keel/interp.h"

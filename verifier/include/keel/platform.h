@@ -86,7 +86,12 @@ struct HelperSlot {
 };
 
 // What a load from a context field yields.
-enum class CtxYield : uint8_t { scalar, packet, packet_end, packet_meta, sock_common_or_null };
+enum class CtxYield : uint8_t {
+  scalar, packet, packet_end, packet_meta, sock_common_or_null,
+  sock,  // a full socket, never NULL (sk_msg_md.sk: PTR_TO_SOCKET)
+  btf_ptr,          // a kernel object of BTF type CtxField::btf_type (PTR_TO_BTF_ID), 8-byte loads only
+  btf_ptr_or_null,  // the same, or NULL (an iterator's object arguments)
+};
 
 // One field (or array of fields) of the context structure.
 struct CtxField {
@@ -99,9 +104,37 @@ struct CtxField {
   bool write_privileged = false;  // only privileged programs may store to it
   bool narrow_at_start = false;   // loads narrower than `size` only at `offset` (the kernel
                                   // matches `case offsetof(...)` there, not a field range)
+  uint32_t btf_type = 0;          // btf_ptr*: the pointed-to type, an id in ProgramType::kernel_types
+};
+
+// The kernel's types, for the pointers a BTF-typed program type hands out
+// (fentry/fexit/fmod_ret, tp_btf, lsm, iter: Linux PTR_TO_BTF_ID). The
+// embedder answers what a read through such a pointer touches, as Linux
+// 6.1's btf_struct_walk does from the kernel's BTF (keel/btf_program.h
+// builds one from raw BTF).
+enum class BtfRead : uint8_t {
+  scalar,         // bytes inside a non-pointer member (or a pointer to no struct): an unknown scalar
+  pointer,        // exactly a pointer member to a struct or union: BtfReadResult::type
+  out_of_bounds,  // not inside the object (BtfReadResult::size bytes)
+  bad_access,     // part of a pointer member, a hole, a member without size, not a struct
+};
+
+struct BtfReadResult {
+  BtfRead what = BtfRead::bad_access;
+  uint32_t type = 0;  // pointer: the pointed-to type's id
+  uint32_t size = 0;  // the object's size in bytes (for the verdict's detail)
+};
+
+struct KernelTypes {
+  const void* context = nullptr;
+  /// A load of `size` bytes at byte `offset` of an object of type `type`.
+  BtfReadResult (*read)(const void* context, uint32_t type, uint32_t offset, uint32_t size) = nullptr;
 };
 // Every access must also be aligned to its size (offset % size == 0), as
 // Linux's *_is_valid_access functions require for context fields.
+
+// Which generic map writes a program type may make to a sockmap/sockhash.
+enum class SockmapWrites : uint8_t { none, delete_only, update_and_delete };
 
 struct ProgramType {
   const char* name = nullptr;
@@ -118,6 +151,11 @@ struct ProgramType {
   int64_t return_max = INT64_MAX;
   bool r2_is_ctx_size = false;       // r2 holds ctx_size at entry (the conformance type)
   bool ctx_is_plain_memory = false;  // the context is a plain buffer: pointer arithmetic and any in-bounds access
+  /// bpf_map_update_elem / bpf_map_delete_elem on a sockmap or sockhash
+  /// (Linux 6.1 may_update_sockmap: only where no locked socket is reachable).
+  SockmapWrites sockmap_writes = SockmapWrites::none;
+  /// The types behind btf_ptr context fields (BTF-typed program types), or nullptr.
+  const KernelTypes* kernel_types = nullptr;
 };
 
 enum class MapType : uint8_t {
@@ -131,6 +169,8 @@ enum class MapType : uint8_t {
   devmap_hash,
   cpumap,         // redirect_map only
   xskmap,         // redirect_map only (a lookup yields an AF_XDP socket keel does not model)
+  sockmap,        // sockets by index: sk/msg redirect, sock_map_update; a lookup acquires a socket
+  sockhash,       // sockets by key: the *_hash variants of the same helpers
 };
 
 struct MapDescriptor {

@@ -1,7 +1,7 @@
 // The Linux-compatible platform: the program types and helpers of Linux
 // 6.1 (socket_filter, sched_cls, sched_act, xdp, cgroup_skb, kprobe,
 // tracepoint, raw_tracepoint, perf_event, sock_ops, lwt_in/out/xmit/
-// seg6local, and cgroup_sock /
+// seg6local, sk_skb, sk_msg, and cgroup_sock /
 // cgroup_sock_addr as one type per attach type), so that programs built for
 // Linux can be checked as Linux would check them.
 #pragma once
@@ -28,5 +28,11 @@ const LinuxMapType* find_linux_map_type(const char* name);
 MapType map_type_for_linux(uint32_t id);
 // The BPF_MAP_TYPE_* of `type` (0, BPF_MAP_TYPE_UNSPEC, for MapType::other).
 uint32_t linux_map_type_id(MapType type);
+
+// The helpers and rules shared by every program of a BTF-typed kind
+// ("tracing": fentry/fexit/fmod_ret/tp_btf/iter; "lsm"), without a
+// context: keel/btf_program.h completes one per target. nullptr for other
+// names. Not in linux_platform(), which offers only complete types.
+const ProgramType* linux_btf_base_type(const char* kind);
 
 }  // namespace keel

@@ -101,7 +101,8 @@ bool never_null(RegKind kind) {
 // (Linux: __is_pointer_value and !type_may_be_null; keel has no PTR_TO_BTF_ID,
 // which Linux leaves out because it may be NULL unmarked).
 bool known_non_null_pointer(const RegState& r) {
-  return r.kind != RegKind::uninit && r.kind != RegKind::scalar && r.kind != RegKind::mixed && !r.maybe_null();
+  return r.kind != RegKind::uninit && r.kind != RegKind::scalar && r.kind != RegKind::mixed && !r.maybe_null() &&
+         r.kind != RegKind::btf_ptr;
 }
 
 }  // namespace

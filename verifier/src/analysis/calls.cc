@@ -35,16 +35,36 @@ bool changes_packet(int32_t id) {
   }
 }
 
-constexpr int32_t kMapLookupElem = 1, kSkbUnderCgroup = 33, kCurrentTaskUnderCgroup = 37,
-                  kRedirectMap = 51, kMapLookupPercpuElem = 195;
+constexpr int32_t kMapLookupElem = 1, kMapUpdateElem = 2, kMapDeleteElem = 3, kSkbUnderCgroup = 33,
+                  kCurrentTaskUnderCgroup = 37, kRedirectMap = 51, kMapLookupPercpuElem = 195;
+// The socket map helpers (uapi bpf.h ids).
+constexpr int32_t kSkRedirectMap = 52, kSockMapUpdate = 53, kMsgRedirectMap = 60,
+                  kSockHashUpdate = 70, kMsgRedirectHash = 71, kSkRedirectHash = 72,
+                  kSkSelectReuseport = 82;
 
-// Helpers whose map must be of a kind keel does not model (sockmap,
-// sockhash, cgroup storage, reuseport array, queue/stack/bloom filter,
-// sk/inode/task storage, user ringbuf): no modelled map may be passed.
+bool is_sockmap_helper(int32_t id) {
+  return id == kSkRedirectMap || id == kSockMapUpdate || id == kMsgRedirectMap;
+}
+bool is_sockhash_helper(int32_t id) {
+  return id == kSkRedirectHash || id == kSockHashUpdate || id == kMsgRedirectHash;
+}
+
+// may_update_sockmap: the generic update/delete only where the program
+// type can reach no locked socket (ProgramType::sockmap_writes).
+bool may_write_sockmap(const ProgramType& type, int32_t id) {
+  if (id == kMapDeleteElem) return type.sockmap_writes != SockmapWrites::none;
+  if (id == kMapUpdateElem) return type.sockmap_writes == SockmapWrites::update_and_delete;
+  return false;
+}
+
+bool is_socket_map(MapType type) { return type == MapType::sockmap || type == MapType::sockhash; }
+
+// Helpers whose map must be of a kind keel does not model (cgroup storage,
+// queue/stack/bloom filter, sk/inode/task storage, user ringbuf): no
+// modelled map may be passed.
 bool needs_unmodelled_map(int32_t id) {
   switch (id) {
-    case 52: case 53: case 60: case 70: case 71: case 72:  // sk/msg redirect, sock map/hash update
-    case 81: case 82:                                      // get_local_storage, sk_select_reuseport
+    case 81:                                               // get_local_storage
     case 87: case 88: case 89:                             // map push/pop/peek
     case 107: case 108: case 145: case 146: case 156: case 157:  // sk/inode/task storage
     case 209:                                              // user_ringbuf_drain
@@ -56,7 +76,7 @@ bool needs_unmodelled_map(int32_t id) {
 
 // check_map_func_compatibility: first what the map may be passed to, then
 // which maps the helper takes.
-bool map_compatible(MapType type, int32_t id) {
+bool map_compatible(const ProgramType& prog, MapType type, int32_t id) {
   switch (type) {
     case MapType::prog_array: return id == kTailCall;
     case MapType::perf_event_array: return is_perf_helper(id);
@@ -69,10 +89,18 @@ bool map_compatible(MapType type, int32_t id) {
     case MapType::cpumap: return id == kRedirectMap;  // "open when use-cases appear"
     case MapType::array_of_maps:
     case MapType::hash_of_maps: return id == kMapLookupElem;
+    // sk_select_reuseport also takes a reuseport array, which keel does not model.
+    case MapType::sockmap:
+      return is_sockmap_helper(id) || id == kSkSelectReuseport || id == kMapLookupElem ||
+             may_write_sockmap(prog, id);
+    case MapType::sockhash:
+      return is_sockhash_helper(id) || id == kSkSelectReuseport || id == kMapLookupElem ||
+             may_write_sockmap(prog, id);
     default: break;
   }
   if (id == kTailCall || is_perf_helper(id) || is_ringbuf_helper(id) || id == kGetStackid ||
       id == kSkbUnderCgroup || id == kCurrentTaskUnderCgroup || id == kRedirectMap ||
+      is_sockmap_helper(id) || is_sockhash_helper(id) || id == kSkSelectReuseport ||
       needs_unmodelled_map(id)) {
     return false;  // each wants one of the kinds handled above
   }
@@ -245,7 +273,7 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
         if (e.options.maps[map].type == MapType::other) {
           return e.fail(pc, Reason::unsupported_helper, ri, id_detail);
         }
-        if (!map_compatible(e.options.maps[map].type, id)) return e.fail(pc, Reason::helper_argument, ri, d);
+        if (!map_compatible(e.type, e.options.maps[map].type, id)) return e.fail(pc, Reason::helper_argument, ri, d);
         if (e.options.maps[map].read_only && writes_map(id)) {
           return e.fail(pc, Reason::read_only_write, ri, d);  // record_func_map: "write into map forbidden"
         }
@@ -256,6 +284,14 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
         if (map < 0) return e.fail(pc, Reason::helper_argument, ri, d);
         if (kind == ArgKind::map_value_or_null && r.is_null()) break;
         const MapDescriptor& m = e.options.maps[map];
+        if (kind != ArgKind::map_key && is_socket_map(m.type)) {
+          // resolve_map_arg_type: a socket map's value is the socket itself
+          // (ARG_PTR_TO_BTF_ID_SOCK_COMMON); only ARG_PTR_TO_MAP_VALUE has it.
+          if (kind != ArgKind::map_value) return e.fail(pc, Reason::helper_argument, ri, d);
+          if (r.maybe_null()) return e.fail(pc, Reason::null_dereference, ri, d);
+          if (!is_socket_kind(r.kind)) return e.fail(pc, Reason::helper_argument, ri, d);
+          break;
+        }
         const uint32_t size = kind == ArgKind::map_key ? m.key_size : m.value_size;
         if (r.kind == RegKind::scalar || r.kind == RegKind::mixed || r.kind == RegKind::ctx) {
           return e.fail(pc, Reason::helper_argument, ri, d);
@@ -383,6 +419,7 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
   if (changes_packet(id)) invalidate_packet_pointers(*s);
   RegState* regs = s->regs();
   for (uint32_t reg = 1; reg <= 5; ++reg) regs[reg] = make_uninit();
+  bool acquires = proto.acquires;
   switch (proto.ret) {
     case RetKind::integer:
       if (proto.ret_bounded_by_size && size_max <= uint64_t{INT64_MAX}) {
@@ -414,6 +451,14 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
       }
       // An xskmap lookup gives PTR_TO_XDP_SOCK, which keel does not model.
       if (m.type == MapType::xskmap) return e.fail(pc, Reason::unsupported_helper, -1, id_detail);
+      if (is_socket_map(m.type)) {
+        // mark_ptr_not_null_reg: a non-NULL result is PTR_TO_SOCKET, and
+        // is_acquire_function counts a socket map lookup: the program must
+        // give the socket back (bpf_sk_release).
+        regs[0] = make_pointer(RegKind::sock_or_null);
+        acquires = true;
+        break;
+      }
       regs[0] = make_pointer(proto.ret == RetKind::map_value ? RegKind::map_value
                                                              : RegKind::map_value_or_null,
                              static_cast<uint32_t>(map));
@@ -439,7 +484,7 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
     // is_ptr_cast_function: the same object, so the same reference (its
     // NULL says nothing about the reference: the id stays its own).
     regs[0].ref = shared_ref;
-  } else if (proto.acquires) {
+  } else if (acquires) {
     const uint32_t ref = ref_of_pc(pc);
     Detail d;
     d.limit = pc;

@@ -31,6 +31,8 @@ const char* kind_words(uint8_t kind) {
     case RegKind::sock_or_null: return "a socket pointer or NULL";
     case RegKind::tcp_sock: return "a TCP socket pointer";
     case RegKind::tcp_sock_or_null: return "a TCP socket pointer or NULL";
+    case RegKind::btf_ptr: return "a BTF-typed kernel pointer";
+    case RegKind::btf_ptr_or_null: return "a BTF-typed kernel pointer or NULL";
   }
   return "?";
 }
@@ -127,7 +129,11 @@ size_t describe(const Verdict& v, char* buffer, size_t size) {
       w.put(" is out of bounds");
       break;
     case Reason::memory_out_of_bounds:
-      w.put("r").signed_decimal(d.reg).put(" points to helper memory of size ").decimal(d.limit).put(", "); access(w, d);
+      w.put("r").signed_decimal(d.reg)
+          .put(static_cast<RegKind>(d.kind) == RegKind::btf_ptr ? " points to a kernel object (BTF) of size "
+                                                                 : " points to helper memory of size ")
+          .decimal(d.limit).put(", ");
+      access(w, d);
       w.put(" is out of bounds");
       break;
     case Reason::read_only_write: who().put("the memory is read-only"); break;

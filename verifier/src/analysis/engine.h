@@ -1,5 +1,5 @@
 // The analysis context shared by the transfer functions (transfer.cc,
-// memory.cc, calls.cc, branch.cc) and the fixpoint (analyze.cc). Internal.
+// memory.cc, calls.cc, branch.cc) and the fixpoint (fixpoint.cc). Internal.
 #pragma once
 
 #include <cstddef>
@@ -29,24 +29,24 @@ struct GuardState {
   bool scalar_visit;    // a visit added two scalars here: no mask may apply
 };
 
+// Built with designated initializers (verify.cc): what the caller gives is
+// named, everything else starts from its default here.
 struct Engine {
-  const Insn* insns;
-  uint32_t insn_count;
+  const Insn* insns = nullptr;
+  uint32_t insn_count = 0;
   const ProgramType& type;
   const VerifyOptions& options;
   const Cfg& cfg;
   StatePool& pool;
-  MapTable maps;
+  MapTable maps{};
   uint32_t next_id = 1;
   uint32_t iterations = 0;
-  uint32_t* stack_use;  // [function_count]: deepest byte below r10 touched per function
-  Verdict verdict;      // the first failure
+  uint32_t* stack_use = nullptr;  // [function_count]: deepest byte below r10 touched per function
+  Verdict verdict{};              // the first failure
   uint32_t trace_pc = UINT32_MAX;  // describe_state(): capture the states entering this pc
   State* trace = nullptr;
-  const uint64_t* partition_flags = nullptr;  // per block: analyze.cc's path partitions
-  const uint64_t* partition_slots = nullptr;  // two per block: stack slots the partitions compare (analyze.cc)
   uint8_t* access_kinds = nullptr;  // per pc: the pointers its load/store used (memory.cc, note_access)
-  // While a callback is analysed (analyze.cc, do_callback): the caller's
+  // While a callback is analysed (call_frames.cc, do_callback): the caller's
   // state it was entered with, whose references it may neither keep nor
   // release (it may run again).
   const State* callback_entry = nullptr;
@@ -75,7 +75,7 @@ struct Engine {
 };
 
 // A register operand must be initialized (Linux check_reg_arg(SRC_OP)).
-bool check_init(Engine& e, const State& s, uint32_t reg, uint32_t pc);
+[[nodiscard]] bool check_init(Engine& e, const State& s, uint32_t reg, uint32_t pc);
 // Marks a register as written with a fresh value (breaks any id link).
 inline void set_reg(State& s, uint32_t reg, const RegState& value) { s.regs()[reg] = value; }
 
@@ -83,52 +83,52 @@ inline void set_reg(State& s, uint32_t reg, const RegState& value) { s.regs()[re
 // scalar's proven range `off`, the operand register dst or src) and the
 // offsets that keep `ptr` inside its object; false (rejected) when no one
 // mask serves every visit.
-bool note_pointer_operand(Engine& e, uint32_t pc, const Scalar& off, bool operand_is_dst, int64_t window_min,
-                          int64_t window_max);
+[[nodiscard]] bool note_pointer_operand(Engine& e, uint32_t pc, const Scalar& off, bool operand_is_dst,
+                                        int64_t window_min, int64_t window_max);
 // memory.cc: a speculation barrier after the stack store at pc.
 inline void note_barrier(Engine& e, uint32_t pc) {
   if (e.guards != nullptr) e.guards[pc].flags |= kGuardBarrierAfter;
 }
 
 // transfer.cc: ALU, mov, byte swaps, lddw.
-bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc);
-bool step_lddw(Engine& e, State& s, const Insn& insn, uint32_t pc);
+[[nodiscard]] bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc);
+[[nodiscard]] bool step_lddw(Engine& e, State& s, const Insn& insn, uint32_t pc);
 // Every map reference, reachable or not, must name a map the caller gave and
 // a value offset inside it: Linux resolves them all at load time
 // (resolve_pseudo_ldimm64), and a loader patches them all.
-bool check_map_references(Engine& e);
+[[nodiscard]] bool check_map_references(Engine& e);
 
 // memory.cc: loads, stores, atomics; and the region check helper arguments use.
-bool step_load(Engine& e, State*& s, const Insn& insn, uint32_t pc);
-bool step_store(Engine& e, State*& s, const Insn& insn, uint32_t pc);
-bool step_atomic(Engine& e, State*& s, const Insn& insn, uint32_t pc);
+[[nodiscard]] bool step_load(Engine& e, State*& s, const Insn& insn, uint32_t pc);
+[[nodiscard]] bool step_store(Engine& e, State*& s, const Insn& insn, uint32_t pc);
+[[nodiscard]] bool step_atomic(Engine& e, State*& s, const Insn& insn, uint32_t pc);
 enum class Access : uint8_t { read, write };
 // Checks that every byte of [ptr + off, ptr + off + size) may be accessed as
 // `access` through register `reg` (a pointer of any kind), size known up to
 // size_max; helper-written stack bytes become initialized. For helpers: reads
 // of the stack need initialized bytes; `packet_ok` says whether packet
 // pointers are allowed at all.
-bool check_memory_arg(Engine& e, State*& s, uint32_t reg, uint64_t size_max, Access access,
-                      bool packet_ok, uint32_t pc);
+[[nodiscard]] bool check_memory_arg(Engine& e, State*& s, uint32_t reg, uint64_t size_max, Access access,
+                                    bool packet_ok, uint32_t pc);
 // A store of n bytes through `reg` with n in [size_min, size_max] (a
 // builtin's destination), checked as check_memory_arg; on the stack only the
 // first size_min bytes surely become initialized (zero when `zero`).
-bool check_memory_store(Engine& e, State*& s, uint32_t reg, uint64_t size_min, uint64_t size_max,
-                        bool zero, bool packet_ok, uint32_t pc);
+[[nodiscard]] bool check_memory_store(Engine& e, State*& s, uint32_t reg, uint64_t size_min, uint64_t size_max,
+                                      bool zero, bool packet_ok, uint32_t pc);
 // Marks packet pointers of every frame unusable (a helper changed the packet).
 void invalidate_packet_pointers(State& s);
 
 // calls.cc: helper calls and legacy packet loads.
-bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc);
-bool step_legacy_load(Engine& e, State& s, const Insn& insn, uint32_t pc);
+[[nodiscard]] bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc);
+[[nodiscard]] bool step_legacy_load(Engine& e, State& s, const Insn& insn, uint32_t pc);
 // At the program's exit (frame 0): every reference acquired must have been
 // released (Linux check_reference_leak).
-bool check_reference_leak(Engine& e, const State& s, uint32_t pc);
+[[nodiscard]] bool check_reference_leak(Engine& e, const State& s, uint32_t pc);
 
 // branch.cc: narrows `s` to the states in which the conditional jump at pc
 // goes the way `taken` says; `feasible` false when no state does.
-bool refine_branch(Engine& e, State& s, const Insn& insn, uint32_t pc, bool taken,
-                   bool& feasible);
+[[nodiscard]] bool refine_branch(Engine& e, State& s, const Insn& insn, uint32_t pc, bool taken,
+                                 bool& feasible);
 
 // trace.cc: renders a state (or "unreached" for nullptr) for describe_state().
 size_t render_state(const State* s, char* buffer, size_t size);

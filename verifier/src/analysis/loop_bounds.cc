@@ -288,7 +288,7 @@ void check_cost(Work& w, uint64_t cost, uint32_t pc) {
 // helper's own limit.
 uint64_t callback_runs(const Work& w, const Insn& insn, uint32_t pc) {
   uint64_t runs;
-  if (w.facts.callback_runs_at != nullptr && w.facts.callback_runs_at(w.facts.context, pc, runs)) return runs;
+  if (callback_runs_at(w.facts, pc, runs)) return runs;
   return insn.imm == kHelperLoop ? w.options->loop_callback_runs : w.options->map_callback_runs;
 }
 
@@ -434,10 +434,7 @@ Scalar fact(const Work& w, uint32_t block, uint8_t reg) {
   Scalar s;
   // "No scalar there" (a pointer, say) or "never reached": the register is
   // still some 64-bit number, so any value is a sound description.
-  if (w.facts.scalar_at_block_exit == nullptr ||
-      !w.facts.scalar_at_block_exit(w.facts.context, block, reg, s)) {
-    return Scalar::unknown();
-  }
+  if (!scalar_at_block_exit(w.facts, block, reg, s)) return Scalar::unknown();
   return s;
 }
 
@@ -481,10 +478,7 @@ Scalar header_value(const Work& w, uint32_t l, uint8_t reg, bool back) {
   const uint32_t f = cfg.loops[l].function;
   Scalar s;
   if (!back && cfg.functions[f].first_block == cfg.loops[l].header) {
-    if (w.facts.scalar_at_function_entry == nullptr ||
-        !w.facts.scalar_at_function_entry(w.facts.context, f, reg, s)) {
-      return Scalar::unknown();
-    }
+    if (!scalar_at_function_entry(w.facts, f, reg, s)) return Scalar::unknown();
     value = any ? join(value, s) : s;
   }
   return value;

@@ -7,25 +7,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "analysis/loop_facts.h"
 #include "cfg/cfg.h"
 #include "domain/scalar.h"
 #include "keel/arena.h"
 
 namespace keel {
-
-// What the safety analysis proved, queried by the bound analysis. Values
-// are those at the end of a block, before the block's final jump refines
-// them; `false` when the register does not hold a scalar there or the block
-// was never reached.
-struct LoopFacts {
-  bool (*scalar_at_block_exit)(const void* context, uint32_t block, uint8_t reg, Scalar& out);
-  const void* context;
-  /// The most runs of the callback of the bpf_loop / bpf_for_each_map_elem
-  /// call at `pc` (0: the analysis never reached it); false when not recorded.
-  bool (*callback_runs_at)(const void* context, uint32_t pc, uint64_t& runs) = nullptr;
-  /// A scalar register on entry to `function`, joined over every call; false when not known.
-  bool (*scalar_at_function_entry)(const void* context, uint32_t function, uint8_t reg, Scalar& out) = nullptr;
-};
 
 enum class LoopBoundError : uint8_t {
   ok,
@@ -59,7 +46,9 @@ struct LoopBoundOptions {
   uint64_t max_insns = UINT64_MAX;
 };
 
-// Arena use is O(blocks + loops) and released before returning.
+// `facts` is what the safety fixpoint recorded (loop_facts.h, step 4 of the
+// loop story): values at the end of a block, before the block's final jump
+// refines them. Arena use is O(blocks + loops) and released before returning.
 [[nodiscard]] LoopBoundResult bound_loops(const Cfg& cfg, const LoopFacts& facts,
                                           const LoopBoundOptions& options, Arena& arena);
 [[nodiscard]] inline LoopBoundResult bound_loops(const Cfg& cfg, const LoopFacts& facts, Arena& arena) {

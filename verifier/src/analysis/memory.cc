@@ -4,6 +4,7 @@
 // registers kept whole. Rules restate Linux 6.1's check_mem_access family.
 #include <cstring>
 
+#include "analysis/btf_ptr.h"
 #include "analysis/engine.h"
 
 namespace keel {
@@ -356,6 +357,16 @@ bool ctx_access(Engine& e, uint32_t reg, const RegState& ptr, int64_t insn_off, 
         if (off != f->offset || size != f->size) return e.fail(pc, Reason::ctx_bad_access, static_cast<int32_t>(reg), d);
         *out = make_pointer(RegKind::sock_common_or_null);  // not acquired: nothing to release
         break;
+      case CtxYield::sock:
+        if (off != f->offset || size != f->size) return e.fail(pc, Reason::ctx_bad_access, static_cast<int32_t>(reg), d);
+        *out = make_pointer(RegKind::sock);  // the context's own socket: not acquired
+        break;
+      case CtxYield::btf_ptr:
+      case CtxYield::btf_ptr_or_null:
+        if (off != f->offset || size != f->size) return e.fail(pc, Reason::ctx_bad_access, static_cast<int32_t>(reg), d);
+        *out = make_pointer(f->yields == CtxYield::btf_ptr ? RegKind::btf_ptr : RegKind::btf_ptr_or_null, f->btf_type);
+        if (f->yields == CtxYield::btf_ptr_or_null) out->id = e.fresh_id();
+        break;
     }
   }
   return true;
@@ -490,6 +501,9 @@ bool region_access(Engine& e, State*& s, uint32_t reg, const RegState& ptr, int6
     case RegKind::tcp_sock:
       if (helper) return e.fail(pc, Reason::helper_argument, r, access_detail(ptr, fixed, sz, 0));
       return sock_access(e, reg, ptr, insn_off, sz, write, pc);
+    case RegKind::btf_ptr:
+      return btf_ptr_access(e, reg, ptr, insn_off, sz, write, helper, pc, nullptr);
+    case RegKind::btf_ptr_or_null:
     case RegKind::map_value_or_null:
     case RegKind::mem_or_null:
     case RegKind::map_ptr_or_null:
@@ -606,6 +620,8 @@ bool step_load(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
     if (!stack_load(e, *s, insn, ptr, size, pc, out)) return false;
   } else if (ptr.kind == RegKind::ctx) {
     if (!ctx_access(e, insn.src, ptr, insn.offset, size, false, pc, &out)) return false;
+  } else if (ptr.kind == RegKind::btf_ptr) {
+    if (!btf_ptr_access(e, insn.src, ptr, insn.offset, size, false, false, pc, &out)) return false;
   } else {
     if (!region_access(e, s, insn.src, ptr, insn.offset, size, Access::read, false,
                        e.type.direct_packet_access, pc)) {

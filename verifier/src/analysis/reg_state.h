@@ -35,6 +35,11 @@ enum class RegKind : uint8_t {
   sock_or_null,
   tcp_sock,
   tcp_sock_or_null,
+  // A kernel object typed by the kernel's BTF (Linux PTR_TO_BTF_ID; region:
+  // the BTF type id): read-only, loads checked against the type's layout
+  // (analysis/btf_ptr.cc). Linux does not treat it as non-NULL.
+  btf_ptr,
+  btf_ptr_or_null,
 };
 
 // Stable lower-case name ("map_value_or_null"), for describe().
@@ -83,7 +88,8 @@ struct RegState {
   bool maybe_null() const {
     return kind == RegKind::map_value_or_null || kind == RegKind::mem_or_null ||
            kind == RegKind::map_ptr_or_null || kind == RegKind::sock_common_or_null ||
-           kind == RegKind::sock_or_null || kind == RegKind::tcp_sock_or_null;
+           kind == RegKind::sock_or_null || kind == RegKind::tcp_sock_or_null ||
+           kind == RegKind::btf_ptr_or_null;
   }
   bool holds_ref() const { return ref != 0 && is_pointer(); }
   // The helper's own result (or a copy): NULL means no reference was taken
@@ -108,6 +114,7 @@ inline RegKind not_null_kind(RegKind kind) {
     case RegKind::sock_common_or_null: return RegKind::sock_common;
     case RegKind::sock_or_null: return RegKind::sock;
     case RegKind::tcp_sock_or_null: return RegKind::tcp_sock;
+    case RegKind::btf_ptr_or_null: return RegKind::btf_ptr;
     default: return kind;
   }
 }
@@ -121,6 +128,7 @@ inline RegKind or_null_kind(RegKind kind) {
     case RegKind::sock_common: return RegKind::sock_common_or_null;
     case RegKind::sock: return RegKind::sock_or_null;
     case RegKind::tcp_sock: return RegKind::tcp_sock_or_null;
+    case RegKind::btf_ptr: return RegKind::btf_ptr_or_null;
     default: return kind;
   }
 }

@@ -32,6 +32,8 @@ const char* reg_kind_name(RegKind kind) {
     case RegKind::sock_or_null: return "sock_or_null";
     case RegKind::tcp_sock: return "tcp_sock";
     case RegKind::tcp_sock_or_null: return "tcp_sock_or_null";
+    case RegKind::btf_ptr: return "btf_ptr";
+    case RegKind::btf_ptr_or_null: return "btf_ptr_or_null";
   }
   return "?";
 }

@@ -36,6 +36,7 @@ void reg(Out& o, const RegState& r) {
         o.put("(map ").decimal(r.region).put(")");
       }
       if (r.kind == RegKind::mem || r.kind == RegKind::mem_or_null) o.put("(size ").decimal(r.region).put(")");
+      if (r.kind == RegKind::btf_ptr || r.kind == RegKind::btf_ptr_or_null) o.put("(type ").decimal(r.region).put(")");
       o.put(r.off < 0 ? "" : "+").signed_decimal(r.off);
       if (!r.var_is_zero()) {
         o.put("+");

@@ -239,6 +239,7 @@ bool pointer_arith(Engine& e, State& s, const Insn& insn, uint32_t pc, Alu op, b
     case RegKind::sock_common_or_null:
     case RegKind::sock_or_null:
     case RegKind::tcp_sock_or_null:
+    case RegKind::btf_ptr_or_null:
       return e.fail(pc, Reason::null_dereference, d, kind_detail);
     case RegKind::map_ptr:
       // Only `+ 0`, and only privileged (unprivileged Linux: "pointer with

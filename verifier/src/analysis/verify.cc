@@ -1,4 +1,4 @@
-// Stage "verify": decode() has run; build the CFG, run the analysis, check
+// Stage "verify": decode() has run; build the CFG, analyze, check
 // the combined stack depth, bound the loops. Maps every stage's error onto
 // a Reason.
 #include "keel/verify.h"
@@ -24,69 +24,6 @@ Reason from_cfg(CfgError error) {
     case CfgError::invalid_program: return Reason::too_complex;  // never after decode()
   }
   return Reason::too_complex;
-}
-
-bool facts_query(const void* context, uint32_t block, uint8_t reg, Scalar& out) {
-  const LoopFactTable& t = *static_cast<const LoopFactTable*>(context);
-  if (t.index == nullptr || reg >= kRegisterCount) return false;
-  const uint32_t i = t.index[block];
-  if (i == Cfg::kNone || t.facts[i].seen == 0 || ((t.facts[i].valid >> reg) & 1u) == 0) return false;
-  out = t.facts[i].regs[reg];
-  return true;
-}
-
-bool entry_query(const void* context, uint32_t function, uint8_t reg, Scalar& out) {
-  return function_entry_scalar(*static_cast<const LoopFactTable*>(context), function, reg, out);
-}
-
-bool callback_runs_query(const void* context, uint32_t pc, uint64_t& runs) {
-  const CallbackSite* site = find_callback_site(*static_cast<const LoopFactTable*>(context), pc);
-  if (site == nullptr) return false;
-  runs = site->runs;
-  return true;
-}
-
-// One CallbackSite per bpf_loop / bpf_for_each_map_elem call. Such a call
-// needs a lddw code_addr, which the CFG counts among its call sites, so a
-// program without any skips the scan.
-bool build_callback_sites(const Cfg& cfg, Arena& arena, LoopFactTable& t) {
-  if (cfg.call_count == 0) return true;
-  uint32_t count = 0;
-  for (uint32_t pc = 0; pc < cfg.insn_count; ++pc) count += calls_back(cfg.insns[pc]) ? 1 : 0;
-  if (count == 0) return true;
-  t.callbacks = arena.allocate<CallbackSite>(count);
-  if (t.callbacks == nullptr) return false;
-  for (uint32_t pc = 0; pc < cfg.insn_count; ++pc) {
-    if (calls_back(cfg.insns[pc])) t.callbacks[t.callback_count++] = CallbackSite{pc, 0};
-  }
-  return true;
-}
-
-// Blocks inside loops and blocks with an edge into a loop header.
-bool build_fact_table(const Cfg& cfg, Arena& arena, LoopFactTable& t) {
-  if (cfg.loop_count == 0) return true;
-  t.index = arena.allocate<uint32_t>(cfg.block_count);
-  t.fn_first = arena.allocate<uint32_t>(cfg.function_count);
-  t.fn_count = arena.allocate<uint32_t>(cfg.function_count);
-  if (t.index == nullptr || t.fn_first == nullptr || t.fn_count == nullptr) return false;
-  for (uint32_t f = 0; f < cfg.function_count; ++f) {
-    const Cfg::Function& fn = cfg.functions[f];
-    t.fn_first[f] = t.count;
-    for (uint32_t b = fn.first_block; b < fn.first_block + fn.block_count; ++b) {
-      bool wanted = cfg.blocks[b].loop != Cfg::kNone;
-      for (const Cfg::Edge& edge : cfg.successors(b)) {
-        const uint32_t l = cfg.blocks[edge.to].loop;
-        wanted = wanted || (l != Cfg::kNone && cfg.loops[l].header == edge.to);
-      }
-      t.index[b] = wanted ? t.count++ : Cfg::kNone;
-    }
-    t.fn_count[f] = t.count - t.fn_first[f];
-  }
-  t.facts = arena.allocate<ExitFacts>(t.count);
-  t.entries = arena.allocate<ExitFacts>(cfg.function_count);
-  if (t.entries == nullptr) return false;
-  for (uint32_t f = 0; f < cfg.function_count; ++f) t.entries[f].seen = 0;
-  return t.facts != nullptr || t.count == 0;
 }
 
 // The program may be safe, but its worst case is past a limit or not a
@@ -155,7 +92,7 @@ struct Trace {
   size_t needed;
 };
 
-Verdict run(const Program& program, const ProgramType& type, const VerifyOptions& options,
+Verdict verify_pipeline(const Program& program, const ProgramType& type, const VerifyOptions& options,
             Arena& arena, Trace* trace) {
   Verdict verdict;
   Cfg cfg;
@@ -174,14 +111,21 @@ Verdict run(const Program& program, const ProgramType& type, const VerifyOptions
     c.take(stack_use, cfg.function_count + size_t{1});
     c.take(totals, cfg.function_count + size_t{1});
   });
-  LoopFactTable table;
-  if (stack_use == nullptr || totals == nullptr || !build_fact_table(cfg, arena, table) ||
-      !build_callback_sites(cfg, arena, table)) {
+  // The loop story's data (loop_facts.h): laid out for this CFG here,
+  // filled by the fixpoint, read by bound_loops.
+  LoopFacts loop_facts;
+  if (stack_use == nullptr || totals == nullptr || !build_loop_facts(cfg, arena, loop_facts)) {
     verdict.reason = Reason::out_of_memory;
     return verdict;
   }
-  Engine e{program.insns,  program.count, type, options, cfg, pool,
-           MapTable{options.maps, options.map_count, options.privileged}, 1, 0, stack_use, Verdict{}};
+  Engine e{.insns = program.insns,
+           .insn_count = program.count,
+           .type = type,
+           .options = options,
+           .cfg = cfg,
+           .pool = pool,
+           .maps = MapTable{options.maps, options.map_count, options.privileged},
+           .stack_use = stack_use};
   e.speculative = options.speculative_paths || !options.privileged;
   if (!options.privileged) {
     // The hardening of every slot (ADR 0015): 56 bytes per slot, unprivileged programs only.
@@ -209,7 +153,7 @@ Verdict run(const Program& program, const ProgramType& type, const VerifyOptions
   frame.regs[10] = make_pointer(RegKind::stack);
   if (type.r2_is_ctx_size) frame.regs[2] = make_scalar(Scalar::constant(type.ctx_size));
   if (trace != nullptr) e.trace_pc = trace->pc;
-  const bool analysed = analyze(e, table, entry);
+  const bool analysed = analyze(e, loop_facts, entry);
   if (trace != nullptr) trace->needed = render_state(e.trace, trace->buffer, trace->size);
   if (!analysed) return e.verdict;
   if (e.ids_exhausted) {
@@ -233,7 +177,6 @@ Verdict run(const Program& program, const ProgramType& type, const VerifyOptions
     }
     return verdict;
   }
-  const LoopFacts facts{&facts_query, &table, &callback_runs_query, &entry_query};
   LoopBoundOptions bound_options;
   bound_options.max_loop_insns = options.max_loop_insns;
   bound_options.max_insns = options.max_insns_bound;
@@ -243,7 +186,7 @@ Verdict run(const Program& program, const ProgramType& type, const VerifyOptions
       bound_options.map_callback_runs = options.maps[m].max_entries;
     }
   }
-  const LoopBoundResult bounds = bound_loops(cfg, facts, bound_options, arena);
+  const LoopBoundResult bounds = bound_loops(cfg, loop_facts, bound_options, arena);
   if (bounds.error == LoopBoundError::too_costly) {
     too_costly(verdict, bounds.pc, bounds.max_insns_executed, bounds.limit, bounds.loop_limit);
     return verdict;
@@ -263,13 +206,13 @@ Verdict run(const Program& program, const ProgramType& type, const VerifyOptions
 
 Verdict verify(const Program& program, const ProgramType& type, const VerifyOptions& options,
                Arena& arena) {
-  return run(program, type, options, arena, nullptr);
+  return verify_pipeline(program, type, options, arena, nullptr);
 }
 
 size_t describe_state(const Program& program, const ProgramType& type, const VerifyOptions& options,
                       Arena& arena, uint32_t pc, char* buffer, size_t size) {
   Trace trace{pc, buffer, size, 0};
-  const Verdict v = run(program, type, options, arena, &trace);
+  const Verdict v = verify_pipeline(program, type, options, arena, &trace);
   if (trace.needed == 0 && v.reason != Reason::ok && v.pc != pc) {
     // Stopped before reaching pc (or failed before the analysis ran).
     return render_state(nullptr, buffer, size);

@@ -90,7 +90,7 @@ struct Cfg {
     uint32_t depth;                 // frames on the longest chain it starts (1 = calls nothing); 0 if never called
   };
   // A call_local, or a lddw code_addr taking a callback's address (the
-  // helper that calls it runs in the same function: analyze.cc).
+  // helper that calls it runs in the same function: call_frames.cc).
   struct CallSite {
     uint32_t pc, block;
     uint32_t caller, callee;  // functions

@@ -164,53 +164,69 @@ ElfError map_members(const Btf& btf, uint32_t struct_id, uint32_t depth, BtfMapD
 
 }  // namespace
 
-ElfResult parse_btf(const File& file, uint32_t section, Arena& arena, Btf& out) {
+ElfError parse_btf_bytes(const uint8_t* base, uint64_t size, Arena& arena, Btf& out,
+                         BtfFault& fault) {
   out = Btf{};
-  const Section& s = file.sections[section];
-  if (s.data == nullptr || s.size < 24) return error_at(file, ElfError::bad_btf, section, 0);
-  const uint8_t* base = s.data;
-  if (bytes::load<uint16_t>(base) != kBtfMagic || base[2] != 1)
-    return error_at(file, ElfError::bad_btf, section, 0);
+  fault = BtfFault{};
+  uint64_t& at_fault = fault.offset;
+  if (base == nullptr || size < 24) return ElfError::bad_btf;
+  if (bytes::load<uint16_t>(base) != kBtfMagic || base[2] != 1) return ElfError::bad_btf;
   const uint32_t hdr_len = u32(base, 4);
   const uint32_t type_off = u32(base, 8), type_len = u32(base, 12);
   const uint32_t str_off = u32(base, 16), str_len = u32(base, 20);
-  if (hdr_len < 24 || hdr_len > s.size) return error_at(file, ElfError::bad_btf, section, 4, hdr_len);
-  const uint64_t data_size = s.size - hdr_len;
-  if (!within(type_off, type_len, data_size)) return error_at(file, ElfError::bad_btf, section, 8);
-  if (!within(str_off, str_len, data_size) || str_len == 0)
-    return error_at(file, ElfError::bad_btf, section, 16);
+  at_fault = 4;
+  fault.value = hdr_len;
+  if (hdr_len < 24 || hdr_len > size) return ElfError::bad_btf;
+  fault.value = 0;
+  const uint64_t data_size = size - hdr_len;
+  at_fault = 8;
+  if (!within(type_off, type_len, data_size)) return ElfError::bad_btf;
+  at_fault = 16;
+  if (!within(str_off, str_len, data_size) || str_len == 0) return ElfError::bad_btf;
   out.types = base + hdr_len + type_off;
   out.strings = base + hdr_len + str_off;
   out.strings_size = str_len;
-  if (out.strings[str_len - 1] != 0) return error_at(file, ElfError::bad_btf, section, 20);
+  at_fault = 20;
+  if (out.strings[str_len - 1] != 0) return ElfError::bad_btf;
 
   // Two passes: count the records, then index them.
   for (int pass = 0; pass < 2; ++pass) {
     uint32_t* offsets = nullptr;
     if (pass == 1) {
       offsets = arena.allocate<uint32_t>(out.type_count);
-      if (offsets == nullptr && out.type_count != 0)
-        return error_at(file, ElfError::out_of_memory, section, 0);
+      at_fault = 0;
+      if (offsets == nullptr && out.type_count != 0) return ElfError::out_of_memory;
       out.offsets = offsets;
     }
     uint64_t at = 0;
     uint32_t count = 0;
     while (at < type_len) {
-      const uint64_t where = hdr_len + uint64_t{type_off} + at;
-      if (type_len - at < 12) return error_at(file, ElfError::bad_btf, section, where);
+      at_fault = hdr_len + uint64_t{type_off} + at;
+      if (type_len - at < 12) return ElfError::bad_btf;
       const uint32_t info = u32(out.types, at + 4);
       const uint32_t kind = (info >> 24) & 0x1f;
       uint64_t extra = 0;
-      if (!extra_size(kind, info & 0xffff, extra))
-        return error_at(file, ElfError::bad_btf, section, where, kind);
-      if (extra > type_len - at - 12) return error_at(file, ElfError::bad_btf, section, where);
+      if (!extra_size(kind, info & 0xffff, extra)) {
+        fault.value = kind;
+        return ElfError::bad_btf;
+      }
+      if (extra > type_len - at - 12) return ElfError::bad_btf;
       if (offsets != nullptr) offsets[count] = static_cast<uint32_t>(at);
       ++count;
       at += 12 + extra;
     }
     out.type_count = count;
   }
-  return {};
+  fault = BtfFault{};
+  return ElfError::ok;
+}
+
+ElfResult parse_btf(const File& file, uint32_t section, Arena& arena, Btf& out) {
+  const Section& s = file.sections[section];
+  BtfFault fault;
+  const ElfError error = parse_btf_bytes(s.data, s.size, arena, out, fault);
+  if (error == ElfError::ok) return {};
+  return error_at(file, error, section, fault.offset, fault.value);
 }
 
 bool btf_type(const Btf& btf, uint32_t id, BtfType& out) {
@@ -220,6 +236,7 @@ bool btf_type(const Btf& btf, uint32_t id, BtfType& out) {
   const uint32_t info = u32(p, 4);
   out.kind = (info >> 24) & 0x1f;
   out.vlen = info & 0xffff;
+  out.kind_flag = (info >> 31) != 0;
   out.size_or_type = u32(p, 8);
   out.extra = p + 12;
   return true;

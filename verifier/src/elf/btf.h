@@ -25,6 +25,7 @@ struct BtfType {
   uint32_t name_off = 0;
   uint32_t kind = 0;
   uint32_t vlen = 0;
+  bool kind_flag = false;     // btf.rst §2.1 info bit 31 (bitfield offsets, signed enums)
   uint32_t size_or_type = 0;  // size for INT/ENUM/STRUCT/UNION/DATASEC/FLOAT, a type id otherwise
   const uint8_t* extra = nullptr;  // the kind-specific data after the 12-byte common part
 };
@@ -39,6 +40,16 @@ struct Btf {
 
 // Checks the header, every type record's extent and kind.
 [[nodiscard]] ElfResult parse_btf(const File& file, uint32_t section, Arena& arena, Btf& out);
+
+// The same over raw bytes (the kernel's BTF, /sys/kernel/btf/vmlinux):
+// bad_btf with the byte offset at fault (and the header length or the
+// unknown kind as value), or out_of_memory.
+struct BtfFault {
+  uint64_t offset = 0;
+  uint64_t value = 0;
+};
+[[nodiscard]] ElfError parse_btf_bytes(const uint8_t* bytes, uint64_t size, Arena& arena, Btf& out,
+                                       BtfFault& fault);
 
 bool btf_type(const Btf& btf, uint32_t id, BtfType& out);
 // The NUL-terminated string at `offset`, or nullptr.

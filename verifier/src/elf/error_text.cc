@@ -52,7 +52,7 @@ const char* explanation(ElfError error) {
     case ElfError::bad_map_definition: return "BTF map definition malformed";
     case ElfError::bad_btf: return ".BTF malformed";
     case ElfError::bad_btf_ext: return ".BTF.ext malformed";
-    case ElfError::unsupported_core_relocation: return "CO-RE relocation needs kernel BTF, which keel does not have";
+    case ElfError::unsupported_core_relocation: return "CO-RE relocation and no kernel BTF given, or on an anonymous type";
     case ElfError::unknown_program_type: return "unknown program type for section";
     case ElfError::no_program: return "no executable .text section to run";
     case ElfError::too_large: return "beyond keel's size limits";

@@ -1,7 +1,6 @@
-// After linking (elf/loader.h, pass 6): the .BTF.ext records of the linked
-// program's functions, moved from section offsets to program pcs. Line info
-// becomes ElfProgram::lines; a CO-RE relocation, which keel cannot apply
-// without the running kernel's BTF, becomes the program's status.
+// After linking (elf/loader.h, pass 6): the .BTF.ext line info records of
+// the linked program's functions, moved from section offsets to program pcs
+// (ElfProgram::lines); and the lookups by pc over them.
 #include "elf/loader.h"
 #include "support/bytes.h"
 #include "support/search.h"
@@ -72,20 +71,6 @@ ElfResult attach_line_info(const File& file, const DebugInfo& debug, Arena& aren
     }
   }
   return {};
-}
-
-void check_core_relocations(const File& file, const DebugInfo& debug, ElfProgram& program) {
-  if (!debug.has_ext) return;
-  for (uint32_t i = 0; i < program.function_count && program.status.ok(); ++i) {
-    const ElfFunction& f = program.functions[i];
-    for (uint32_t b = 0; b < debug.ext.core_relo_blocks && program.status.ok(); ++b) {
-      for_each_record(debug.ext.core_relo[b], f, [&](const uint8_t* record, uint64_t) {
-        note_program_error(program, error_at(file, ElfError::unsupported_core_relocation, f.section,
-                                             u32_at(record), u32_at(record + 12)));
-        return false;
-      });
-    }
-  }
 }
 
 }  // namespace elf

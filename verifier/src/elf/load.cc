@@ -2,6 +2,7 @@
 // libbpf links them), maps (legacy `maps`, BTF `.maps`, global data) and
 // line info. This file runs the passes of elf/loader.h in order and decides
 // which functions are programs; each pass is in a file of its own.
+#include "elf/core_reloc.h"
 #include "elf/loader.h"
 #include "support/result.h"
 
@@ -71,11 +72,11 @@ ElfResult choose_programs(const File& file, const LoadOptions& options, const In
   return {};
 }
 
-// One program: linked, its line info attached, its CO-RE relocations and
-// program type checked. Errors that spoil only this program go to
+// One program: linked, its line info attached, its CO-RE relocations
+// applied, its program type found. Errors that spoil only this program go to
 // program.status.
 ElfResult load_program(const File& file, const LoadOptions& options, const Indexed& object, const Function& entry,
-                       LinkScratch& scratch, Arena& arena, ElfProgram& program) {
+                       LinkScratch& scratch, CoreTarget& core_target, Arena& arena, ElfProgram& program) {
   const Section& home = file.sections[entry.section];
   program.name = entry.name;
   program.section = home.name[0] == '?' ? home.name + 1 : home.name;
@@ -86,7 +87,13 @@ ElfResult load_program(const File& file, const LoadOptions& options, const Index
   const LinkInputs in{file, options, object.index, object.relocations, object.functions, object.maps};
   KEEL_TRY(link_program(in, entry, scratch, arena, program));
   KEEL_TRY(attach_line_info(file, object.debug, arena, program));
-  check_core_relocations(file, object.debug, program);
+  if (object.debug.has_ext) {
+    // CO-RE relocations against the kernel's BTF, on the linked code.
+    core_target.bytes = options.kernel_btf;
+    core_target.size = options.kernel_btf_size;
+    KEEL_TRY(apply_core_relocations(file, object.debug.btf, object.debug.ext, core_target, arena, program,
+                                    program.status));
+  }
 
   // Program type: forced, then the caller's table, then libbpf's.
   const char* type = options.program_type;
@@ -131,10 +138,12 @@ ElfResult load_object(const uint8_t* bytes, size_t size, const LoadOptions& opti
   if (programs == nullptr && function_count != 0) return error_at(file, ElfError::out_of_memory, 0, 0);
   LinkScratch scratch;
   KEEL_TRY(make_link_scratch(file, function_count, arena, scratch));
+  CoreTarget core_target;  // the kernel's BTF, prepared once for every program
   uint32_t k = 0;
   for (uint32_t i = 0; i < function_count; ++i) {
     if (!is_program[i]) continue;
-    KEEL_TRY(load_program(file, options, object, object.functions.functions[i], scratch, arena, programs[k]));
+    KEEL_TRY(load_program(file, options, object, object.functions.functions[i], scratch, core_target, arena,
+                          programs[k]));
     if (!programs[k].status.ok() && !options.partial) return programs[k].status;
     ++k;
   }

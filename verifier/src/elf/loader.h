@@ -9,10 +9,9 @@
 //   4. collect_functions     (elf/functions.cc)  functions per code section
 //   5. collect_maps          (elf/maps.cc)       legacy `maps`, BTF `.maps`, global data
 //   6. per program: link_program (elf/link.cc)   place subprograms, apply relocations;
-//      then attach_line_info and check_core_relocations (elf/line_info.cc)
-//
-// A pass that rewrites instructions from .BTF.ext (CO-RE) belongs between 2
-// and 6: it has the BTF, and linking copies the code it would patch.
+//      then attach_line_info (elf/line_info.cc) and apply_core_relocations
+//      (elf/core_reloc.h: CO-RE against LoadOptions::kernel_btf, on the
+//      linked instructions)
 // Internal to the loader.
 #pragma once
 
@@ -175,10 +174,6 @@ struct LinkScratch {
 // to its pc and sorted by pc.
 [[nodiscard]] ElfResult attach_line_info(const File& file, const DebugInfo& debug, Arena& arena,
                                          ElfProgram& program);
-
-// CO-RE relocations need the running kernel's BTF: the first that lands in
-// the linked program becomes program.status (unless it holds an error already).
-void check_core_relocations(const File& file, const DebugInfo& debug, ElfProgram& program);
 
 // Keeps the first error of a program.
 inline void note_program_error(ElfProgram& program, const ElfResult& result) {

@@ -1,5 +1,5 @@
 // Linux 6.1 program types as data. Context layouts are the uapi structures
-// (/usr/include/linux/bpf.h: __sk_buff, xdp_md, bpf_sock_ops, bpf_sock,
+// (/usr/include/linux/bpf.h: __sk_buff, xdp_md, bpf_sock_ops, bpf_sock, sk_msg_md,
 // bpf_sock_addr; bpf_perf_event.h; x86-64 pt_regs); access rules restate
 // the kernel's *_is_valid_access functions (net/core/filter.c,
 // kernel/trace/bpf_trace.c) as field tables. Helper facts come from
@@ -233,7 +233,7 @@ enum class LinuxType : uint8_t {
   cgroup_inet6_post_bind, cgroup_inet4_bind, cgroup_inet6_bind, cgroup_inet4_connect,
   cgroup_inet6_connect, cgroup_udp4_sendmsg, cgroup_udp6_sendmsg, cgroup_udp4_recvmsg,
   cgroup_udp6_recvmsg, cgroup_inet4_getpeername, cgroup_inet6_getpeername,
-  cgroup_inet4_getsockname, cgroup_inet6_getsockname,
+  cgroup_inet4_getsockname, cgroup_inet6_getsockname, sk_skb, sk_msg, tracing, lsm,
 };
 
 constexpr HelperGate gate_none = HelperGate::anyone;
@@ -396,6 +396,51 @@ constexpr CtxField kLwtFields[] = {
     field(skb::gso_size, 4, kNarrow32, 0),
 };
 
+// sk_skb (sk_skb_is_valid_access, then bpf_skb_is_valid_access): no
+// tc_classid, data_meta, tstamp, wire_len, hwtstamp, tstamp_type or mark;
+// stores only to tc_index and priority (4 bytes; cb[] is read-only here);
+// data/data_end are packet pointers; the socket fields (family..local_port)
+// are readable, the ip ones exactly 4 bytes.
+constexpr CtxField kSkSkbFields[] = {
+    field(skb::len, 4, kNarrow32, 0),          field(skb::pkt_type, 4, kNarrow32, 0),
+    field(skb::queue_mapping, 4, kNarrow32, 0),
+    field(skb::protocol, 4, kNarrow32, 0),     field(skb::vlan_present, 4, kNarrow32, 0),
+    field(skb::vlan_tci, 4, kNarrow32, 0),     field(skb::vlan_proto, 4, kNarrow32, 0),
+    field(skb::priority, 4, kNarrow32, kW),    field(skb::ingress_ifindex, 4, kNarrow32, 0),
+    field(skb::ifindex, 4, kNarrow32, 0),      field(skb::tc_index, 4, kNarrow32, kW),
+    field(skb::cb, 20, kAnySize, 0),           field(skb::hash, 4, kNarrow32, 0),
+    field(skb::data, 4, kW, 0, CtxYield::packet),
+    field(skb::data_end, 4, kW, 0, CtxYield::packet_end),
+    field(skb::napi_id, 4, kNarrow32, 0),
+    field(skb::family, 4, kNarrow32, 0),       field(skb::remote_ip4, 4, kW, 0),
+    field(skb::local_ip4, 4, kW, 0),           field(skb::remote_ip6, 16, kW, 0),
+    field(skb::local_ip6, 16, kW, 0),          field(skb::remote_port, 4, kNarrow32, 0),
+    field(skb::local_port, 4, kNarrow32, 0),
+    field(skb::gso_segs, 4, kNarrow32, 0),
+    field(skb::sk, 8, kDW, 0, CtxYield::sock_common_or_null),
+    field(skb::gso_size, 4, kNarrow32, 0),
+};
+
+// struct sk_msg_md (sk_msg_is_valid_access): read-only, every access
+// aligned and of the field's full width; data/data_end (8 bytes) bound the
+// message bytes in the current scatterlist element; sk is the sending
+// socket itself (PTR_TO_SOCKET, never NULL).
+namespace sk_msg {
+constexpr uint16_t data = 0, data_end = 8, family = 16, remote_ip4 = 20, local_ip4 = 24,
+                   remote_ip6 = 28, local_ip6 = 44, remote_port = 60, local_port = 64,
+                   size_field = 68, sk = 72, size = 80;
+}  // namespace sk_msg
+
+constexpr CtxField kSkMsgFields[] = {
+    field(sk_msg::data, 8, kDW, 0, CtxYield::packet),
+    field(sk_msg::data_end, 8, kDW, 0, CtxYield::packet_end),
+    field(sk_msg::family, 4, kW, 0),           field(sk_msg::remote_ip4, 4, kW, 0),
+    field(sk_msg::local_ip4, 4, kW, 0),        field(sk_msg::remote_ip6, 16, kW, 0),
+    field(sk_msg::local_ip6, 16, kW, 0),       field(sk_msg::remote_port, 4, kW, 0),
+    field(sk_msg::local_port, 4, kW, 0),       field(sk_msg::size_field, 4, kW, 0),
+    field(sk_msg::sk, 8, kDW, 0, CtxYield::sock),
+};
+
 // struct xdp_md: every field exactly 4 bytes, read-only (__is_valid_xdp_access);
 // egress_ifindex only for devmap programs, which keel does not model.
 constexpr CtxField kXdpFields[] = {
@@ -545,6 +590,7 @@ constexpr ProgramType socket_filter_type() {
   ProgramType t = make_type("socket_filter", LinuxType::socket_filter, skb::size,
                             kSocketFilterFields, count_of(kSocketFilterFields));
   t.legacy_packet_loads = true;  // may_access_skb(): socket filter, sched_cls, sched_act
+  t.sockmap_writes = SockmapWrites::update_and_delete;  // may_update_sockmap
   return t;
 }
 
@@ -554,6 +600,7 @@ constexpr ProgramType tc_type(const char* name, LinuxType type) {
   t.direct_packet_access = true;
   t.packet_writable = true;
   t.packet_helper_args = true;
+  t.sockmap_writes = SockmapWrites::update_and_delete;  // may_update_sockmap
   return t;
 }
 
@@ -573,6 +620,21 @@ constexpr ProgramType xdp_type() {
   t.direct_packet_access = true;
   t.packet_writable = true;
   t.packet_helper_args = true;
+  t.sockmap_writes = SockmapWrites::update_and_delete;
+  return t;
+}
+
+// sk_skb and sk_msg read and write their data directly, and pass packet
+// pointers to pkt_access helpers (may_access_direct_pkt_data);
+// check_return_code has no case for them, and ld_abs/ld_ind are not theirs
+// (may_access_skb). Neither may update a socket map itself
+// (may_update_sockmap): that is what the redirect helpers are for.
+constexpr ProgramType sk_data_type(const char* name, LinuxType type, uint32_t ctx_size,
+                                   const CtxField* fields, uint32_t count) {
+  ProgramType t = make_type(name, type, ctx_size, fields, count);
+  t.direct_packet_access = true;
+  t.packet_writable = true;
+  t.packet_helper_args = true;
   return t;
 }
 
@@ -585,6 +647,9 @@ constexpr ProgramType sock_ops_type() {
   t.direct_packet_access = true;
   t.return_min = 0;
   t.return_max = 1;
+  // may_update_sockmap: deletes only; updates go through sock_map_update /
+  // sock_hash_update, which check the socket's state.
+  t.sockmap_writes = SockmapWrites::delete_only;
   return t;
 }
 
@@ -663,12 +728,30 @@ constexpr ProgramType kTypes[] = {
                 kSockAddr4Fields, 1, 1),
     cgroup_type("cgroup_inet6_getsockname", LinuxType::cgroup_inet6_getsockname, sock_addr::size,
                 kSockAddr6Fields, 1, 1),
+    sk_data_type("sk_skb", LinuxType::sk_skb, skb::size, kSkSkbFields, count_of(kSkSkbFields)),
+    sk_data_type("sk_msg", LinuxType::sk_msg, sk_msg::size, kSkMsgFields, count_of(kSkMsgFields)),
 };
 
 constexpr Platform kLinux{kTypes, sizeof(kTypes) / sizeof(kTypes[0])};
 
+// BTF-typed kinds: helpers only (tracing_prog_func_proto for fentry,
+// bpf_lsm_func_proto for lsm); the context and return range are the
+// target's (keel/btf_program.h).
+constexpr ProgramType kBtfBases[] = {
+    make_type("tracing", LinuxType::tracing, 0, nullptr, 0),
+    make_type("lsm", LinuxType::lsm, 0, nullptr, 0),
+};
+
 }  // namespace
 
 const Platform& linux_platform() { return kLinux; }
+
+const ProgramType* linux_btf_base_type(const char* kind) {
+  if (kind == nullptr) return nullptr;
+  for (const ProgramType& t : kBtfBases) {
+    if (same(t.name, kind)) return &t;
+  }
+  return nullptr;
+}
 
 }  // namespace keel

@@ -26,8 +26,10 @@ constexpr LinuxMapType kMapTypes[] = {
     {12, "BPF_MAP_TYPE_ARRAY_OF_MAPS", MapType::array_of_maps, true},
     {13, "BPF_MAP_TYPE_HASH_OF_MAPS", MapType::hash_of_maps, true},
     {14, "BPF_MAP_TYPE_DEVMAP", MapType::devmap, true},
+    {15, "BPF_MAP_TYPE_SOCKMAP", MapType::sockmap, false},
     {16, "BPF_MAP_TYPE_CPUMAP", MapType::cpumap, true},
     {17, "BPF_MAP_TYPE_XSKMAP", MapType::xskmap, true},
+    {18, "BPF_MAP_TYPE_SOCKHASH", MapType::sockhash, false},
     {25, "BPF_MAP_TYPE_DEVMAP_HASH", MapType::devmap_hash, true},
     {27, "BPF_MAP_TYPE_RINGBUF", MapType::ringbuf, false},
 };

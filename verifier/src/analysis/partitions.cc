@@ -1,0 +1,220 @@
+// Path partitions (partitions.h): the store of a block's partitioned entry
+// states, and the key that tells which one an incoming state joins.
+#include "analysis/partitions.h"
+
+#include <cstring>
+
+#include "analysis/fixpoint.h"
+
+namespace keel {
+
+namespace {
+
+// Unprivileged programs are not partitioned: Linux rejects one pointer
+// arithmetic instruction run with different maps, offsets or scalars on
+// different paths (update_alu_sanitation_state: "tried to add from
+// different maps, paths or scalars"), which a join reproduces and
+// partitions would hide.
+bool partitioned(const Fixpoint& fx, uint32_t b) {
+  const Engine& e = fx.e;
+  const PartitionPlan& plan = fx.plan;
+  return plan.flags != nullptr && e.options.privileged &&
+         (plan.flags[b] != 0 || (plan.slots != nullptr && plan.slots[2 * size_t{b}] != 0)) &&
+         e.cfg.blocks[b].loop == Cfg::kNone && (fx.facts.index == nullptr || fx.facts.index[b] == Cfg::kNone);
+}
+
+// Whether the join of x and y is as usable as each (a pointer on one path
+// and something else on the other, or two maps that do not join, is not).
+bool join_keeps_use(const RegState& x, const RegState& y, const MapTable& maps, bool unchecked) {
+  // (Pointers that depend on different references do not join: state.cc.)
+  if (x.kind == y.kind && x.region == y.region && x.frame == y.frame && x.ref == y.ref) return true;
+  const RegState joined = join_reg(x, y, false, maps);
+  if (joined.kind == RegKind::mixed || joined.kind == RegKind::uninit) return false;
+  // A pointer that is NULL on one path and not on the other becomes
+  // maybe-NULL, which no load, store or non-NULL argument takes: when the
+  // program knows which path it is on from another value (cilium's
+  // `info = lookup(); found = info && ...;` tested far ahead, lib/nodeport.h),
+  // only separate partitions keep that knowledge. Both maybe-NULL already,
+  // or a NULL test of the pointer itself ahead (not `unchecked`): the join
+  // loses nothing.
+  if (!unchecked) return true;
+  const bool x_non_null = x.is_pointer() && !x.maybe_null();
+  const bool y_non_null = y.is_pointer() && !y.maybe_null();
+  return !joined.maybe_null() || (!x_non_null && !y_non_null);
+}
+
+// What a fill of `slot` of s's top frame gives, as join_into sees it: the
+// spill, NULL for bytes known zero, else nothing a pointer joins with.
+RegState slot_value(const State& s, uint32_t slot) {
+  const Spill* spill = s.find_spill(s.frame_count - 1u, slot);
+  if (spill != nullptr) return spill->reg;
+  RegState none;
+  none.kind = RegKind::mixed;
+  const uint8_t* tags = s.top().tags + slot * 8;
+  for (uint32_t i = 0; i < 8; ++i) {
+    if (tags[i] != kTagZero) return none;
+  }
+  return make_scalar(Scalar::constant(0));
+}
+
+// What joining a and b loses at a block with partition flags `flags` and
+// slot sets `slot_sets` (PartitionPlan::slots: the pointer slots, then
+// the unchecked ones); 0 when they belong to one partition. A pointer used
+// ahead, in a register or in one of the slots, that the join makes unusable costs
+// kLossPointer; a constant that differs (or is a constant on one side only,
+// in a register a load or store ahead uses as its base) kLossHere in a register the block's own jump tests (`here`), kLossTested
+// in one tested further ahead, kLossOffset in one only used as a base (an
+// offset of 14 or 18 matters as much as a flag, but a join of two offsets
+// may still pass the check that uses it). With `first`, any loss returns.
+constexpr uint32_t kLossOffset = 1;
+constexpr uint32_t kLossTested = 2;
+constexpr uint32_t kLossHere = 4;
+constexpr uint32_t kLossPointer = 8;
+constexpr uint64_t kNoSlots[2] = {0, 0};  // a function without stack fills
+
+uint32_t join_loss(const State& a, const State& b, uint64_t flags, const uint64_t* slot_sets, uint32_t here,
+                   const MapTable& maps, bool first) {
+  const uint32_t tested = flags & kFlagMask;
+  const uint32_t exact = (flags | flags >> kFlagBits) & kFlagMask;
+  const uint32_t usable = exact | ((flags >> (2 * kFlagBits)) & kFlagMask);
+  const uint32_t unchecked = (flags >> kUncheckedShift) & kFlagMask;
+  const RegState* x = a.top().regs;
+  const RegState* y = b.top().regs;
+  uint32_t loss = 0;
+  for (uint32_t r = 0; r < kFlagBits; ++r) {
+    if (((usable >> r) & 1u) == 0) continue;
+    if (x[r].kind == RegKind::scalar && y[r].kind == RegKind::scalar) {
+      if (((exact >> r) & 1u) == 0) continue;
+      const bool cx = x[r].value.is_const();
+      if (cx == y[r].value.is_const() && (!cx || x[r].value.bits.value == y[r].value.bits.value)) continue;
+      // A register only compared ahead (no load or store uses it as a
+      // base) that is a constant on one side only keeps no partition of
+      // its own: such a constant mostly comes from a refinement (`r2 = 0`
+      // once `if r2 > 0` fails), not from the program setting a flag, and
+      // kept apart it stays a partition to the end of the program
+      // (docs/performance/profile.md, diamonds). The tests ahead refine
+      // the joined range. Two different constants (a flag set on each
+      // path) still split.
+      if (cx != y[r].value.is_const() && ((flags >> kFlagBits >> r) & 1u) == 0) continue;
+      loss += ((here >> r) & 1u) != 0 ? kLossHere : ((tested >> r) & 1u) != 0 ? kLossTested : kLossOffset;
+    } else if (!join_keeps_use(x[r], y[r], maps, ((unchecked >> r) & 1u) != 0)) {
+      loss += kLossPointer;
+    }
+    if (first && loss != 0) return loss;
+  }
+  uint64_t slots = slot_sets[0];
+  if (slots == 0 || (a.spill_count == 0 && b.spill_count == 0)) return loss;
+  const uint32_t top = a.frame_count - 1u;
+  for (; slots != 0; slots &= slots - 1) {
+    const uint32_t slot = static_cast<uint32_t>(__builtin_ctzll(slots));
+    const Spill* sx = a.find_spill(top, slot);
+    const Spill* sy = b.find_spill(top, slot);
+    const bool px = sx != nullptr && sx->reg.kind != RegKind::scalar;
+    const bool py = sy != nullptr && sy->reg.kind != RegKind::scalar;
+    if ((px || py) &&
+        !join_keeps_use(slot_value(a, slot), slot_value(b, slot), maps, ((slot_sets[1] >> slot) & 1u) != 0)) {
+      loss += kLossPointer;
+      if (first) return loss;
+    }
+  }
+  return loss;
+}
+
+// All partitions of `target` hold states and `incoming` belongs to none:
+// joins the two of these kPartitions + 1 states whose join loses least
+// (join_loss), rather than whatever comes last, so that two offsets are
+// joined before a flag tested here and a flag before a pointer. Returns
+// the partition `incoming` joins (a freed one when two others were joined),
+// or kPartitions when the arena is exhausted. In loop-free code every merge
+// into a block comes before its visit, so this costs no visit.
+uint32_t make_room(Fixpoint& fx, uint32_t target, const State& incoming, uint64_t flags, const uint64_t* slots) {
+  const uint32_t local = target - fx.base;
+  const Cfg::Block& block = fx.e.cfg.blocks[target];
+  uint16_t here = 0;  // at the block's entry: what its own jump tests (a flag may be shifted first)
+  for (uint32_t pc = block.last + 1; pc-- > block.first;) here = flags_before(fx.e.insns[pc], here);
+  uint32_t best = UINT32_MAX;
+  uint32_t into = 0;
+  uint32_t from = kPartitions;  // kPartitions: `incoming`
+  for (uint32_t i = 0; i < kPartitions; ++i) {
+    for (uint32_t j = i + 1; j <= kPartitions; ++j) {
+      const State& other = j == kPartitions ? incoming : **slot_of(fx.entries, local, j);
+      const uint32_t loss = join_loss(**slot_of(fx.entries, local, i), other, flags, slots, here, fx.e.maps, false);
+      if (loss < best) {
+        best = loss;
+        into = i;
+        from = j;
+      }
+    }
+  }
+  if (from == kPartitions) return into;
+  State** to = slot_of(fx.entries, local, into);
+  State** gone = slot_of(fx.entries, local, from);
+  if (!join_into(fx.e.pool, *to, **gone, false, fx.e.maps)) return kPartitions;
+  fx.e.pool.release(*gone);
+  *gone = nullptr;
+  fx.entries.dirty[local] = static_cast<uint8_t>((fx.entries.dirty[local] | 1u << into) & ~(1u << from));
+  return from;
+}
+
+}  // namespace
+
+bool add_group(BlockEntries& entries, StatePool& pool, uint32_t local) {
+  if (entries.free_count == 0 && entries.extra_used == entries.extra_capacity) {
+    const uint32_t capacity = entries.extra_capacity == 0 ? 16 : entries.extra_capacity * 2;
+    const size_t per = (kPartitions - 1) * sizeof(State*) + sizeof(uint32_t);
+    void* memory = pool.allocate_raw(capacity * per);
+    if (memory == nullptr) return false;
+    State** slots = static_cast<State**>(memory);
+    uint32_t* free_groups = reinterpret_cast<uint32_t*>(slots + size_t{capacity} * (kPartitions - 1));
+    if (entries.extra != nullptr) {
+      std::memcpy(slots, entries.extra, size_t{entries.extra_used} * (kPartitions - 1) * sizeof(State*));
+      pool.release_raw(entries.extra, entries.extra_capacity * per);
+    }
+    entries.extra = slots;
+    entries.free_groups = free_groups;
+    entries.extra_capacity = capacity;
+  }
+  entries.group[local] = entries.free_count != 0 ? entries.free_groups[--entries.free_count] : ++entries.extra_used;
+  for (uint32_t p = 1; p < kPartitions; ++p) *slot_of(entries, local, p) = nullptr;
+  return true;
+}
+
+void release_partitions(BlockEntries& entries, StatePool& pool, uint32_t local) {
+  if (entries.group[local] == 0) {  // one entry state (most blocks): nothing else to look at
+    pool.release(entries.entry[local]);
+    entries.entry[local] = nullptr;
+    return;
+  }
+  for (uint32_t p = 0; p < kPartitions; ++p) {
+    State** slot = slot_of(entries, local, p);
+    if (slot == nullptr) break;
+    pool.release(*slot);
+    *slot = nullptr;
+  }
+  if (entries.group[local] != 0) {
+    entries.free_groups[entries.free_count++] = entries.group[local];
+    entries.group[local] = 0;
+  }
+}
+
+void release_groups(BlockEntries& entries, StatePool& pool) {
+  if (entries.extra != nullptr) {
+    pool.release_raw(entries.extra, entries.extra_capacity * ((kPartitions - 1) * sizeof(State*) + sizeof(uint32_t)));
+  }
+}
+
+uint32_t partition_of(Fixpoint& fx, uint32_t target, const State& incoming) {
+  if (!partitioned(fx, target)) return 0;
+  const uint32_t local = target - fx.base;
+  const uint64_t flags = fx.plan.flags[target];
+  const uint64_t* slots = fx.plan.slots != nullptr ? fx.plan.slots + 2 * size_t{target} : kNoSlots;
+  for (uint32_t p = 0; p < kPartitions; ++p) {
+    State** slot = slot_of(fx.entries, local, p);
+    if (slot == nullptr || *slot == nullptr || join_loss(**slot, incoming, flags, slots, 0, fx.e.maps, true) == 0) {
+      return p;
+    }
+  }
+  return make_room(fx, target, incoming, flags, slots);
+}
+
+}  // namespace keel
