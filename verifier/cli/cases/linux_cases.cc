@@ -36,29 +36,11 @@ bool modelled_need(const std::string& need) {
          need == "stack_trace" || need == "ringbuf";
 }
 
+// The platform's Linux map-type table; array_of_maps and hash_of_maps get
+// no inner map template here (maps.json gives it as prose): lookups are rejected.
 MapType map_type(const std::string& name) {
-  if (name == "BPF_MAP_TYPE_ARRAY") return MapType::array;
-  if (name == "BPF_MAP_TYPE_HASH") return MapType::hash;
-  if (name == "BPF_MAP_TYPE_PERCPU_ARRAY") return MapType::percpu_array;
-  if (name == "BPF_MAP_TYPE_PERCPU_HASH") return MapType::percpu_hash;
-  if (name == "BPF_MAP_TYPE_LRU_HASH") return MapType::lru_hash;
-  if (name == "BPF_MAP_TYPE_LRU_PERCPU_HASH") return MapType::lru_percpu_hash;
-  if (name == "BPF_MAP_TYPE_PROG_ARRAY") return MapType::prog_array;
-  if (name == "BPF_MAP_TYPE_PERF_EVENT_ARRAY") return MapType::perf_event_array;
-  if (name == "BPF_MAP_TYPE_RINGBUF") return MapType::ringbuf;
-  if (name == "BPF_MAP_TYPE_STACK_TRACE") return MapType::stack_trace;
-  if (name == "BPF_MAP_TYPE_LPM_TRIE") return MapType::lpm_trie;
-  if (name == "BPF_MAP_TYPE_CGROUP_ARRAY") return MapType::cgroup_array;
-  if (name == "BPF_MAP_TYPE_DEVMAP") return MapType::devmap;
-  if (name == "BPF_MAP_TYPE_DEVMAP_HASH") return MapType::devmap_hash;
-  if (name == "BPF_MAP_TYPE_CPUMAP") return MapType::cpumap;
-  if (name == "BPF_MAP_TYPE_XSKMAP") return MapType::xskmap;
-  if (name == "BPF_MAP_TYPE_SOCKMAP") return MapType::sockmap;
-  if (name == "BPF_MAP_TYPE_SOCKHASH") return MapType::sockhash;
-  // No inner map template here (maps.json gives it as prose): lookups are rejected.
-  if (name == "BPF_MAP_TYPE_ARRAY_OF_MAPS") return MapType::array_of_maps;
-  if (name == "BPF_MAP_TYPE_HASH_OF_MAPS") return MapType::hash_of_maps;
-  return MapType::other;
+  const LinuxMapType* row = find_linux_map_type(name.c_str());
+  return row != nullptr ? row->type : MapType::other;
 }
 
 bool has(const Json& array, const char* value) {

@@ -33,6 +33,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "keel/result.h"
+
 namespace keel {
 
 enum class AsmError : uint8_t {
@@ -48,15 +50,14 @@ enum class AsmError : uint8_t {
 
 const char* asm_error_name(AsmError error);
 
-struct AsmResult {
-  AsmError error = AsmError::ok;
-  uint32_t line = 0;    // 1-based
-  uint32_t column = 0;  // 1-based
+struct AsmDetail {
+  uint32_t line = 0;    // 1-based, of the error
+  uint32_t column = 0;  // 1-based, of the error
   size_t slots = 0;     // instructions written (lddw counts two)
   /// What would have been valid at line:column ("a register %r0..%r10"), a static string; null when ok.
   const char* expected = nullptr;
-  bool ok() const { return error == AsmError::ok; }
 };
+using AsmResult = Result<AsmError, AsmDetail>;
 
 struct AsmOptions {
   /// Take `%r11`..`%r15`, which the 4-bit register fields hold but the ISA lacks (uBPF's error tests).

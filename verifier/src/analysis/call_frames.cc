@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "analysis/fixpoint.h"
+#include "support/search.h"
 
 namespace keel {
 
@@ -76,12 +77,7 @@ bool do_call(Fixpoint& fx, State*& s, uint32_t pc, bool& returns) {
   returns = true;
   if (!e.options.privileged) return e.fail(pc, Reason::unprivileged_call);
   const Cfg& cfg = e.cfg;
-  uint32_t low = 0;
-  uint32_t high = cfg.call_count;
-  while (low < high) {
-    const uint32_t mid = low + (high - low) / 2;
-    if (cfg.calls[mid].pc < pc) low = mid + 1; else high = mid;
-  }
+  const uint32_t low = lower_bound_index(cfg.call_count, pc, [&](uint32_t i) { return cfg.calls[i].pc; });
   if (low >= cfg.call_count || cfg.calls[low].pc != pc) return e.fail(pc, Reason::too_complex);
   const uint32_t callee = cfg.calls[low].callee;
   if (s->frame_count >= kMaxCallDepth) return e.fail(pc, Reason::call_depth);

@@ -31,6 +31,7 @@
 
 #include "analysis/loop_trip.h"
 #include "support/carve.h"
+#include "support/sort.h"
 
 namespace keel {
 
@@ -286,28 +287,9 @@ uint64_t block_cost(Work& w, uint32_t b) {
   return cost;
 }
 
-// Sorts units by RPO (heapsort: no recursion, no allocation).
+// Sorts units by RPO (support/sort.h; reachable blocks have distinct RPO numbers).
 void sort_by_rpo(const Cfg& cfg, uint32_t* a, uint32_t n) {
-  auto key = [&](uint32_t i) { return cfg.blocks[a[i]].rpo; };
-  auto sift = [&](uint32_t root, uint32_t end) {
-    for (;;) {
-      uint32_t child = 2 * root + 1;
-      if (child >= end) return;
-      if (child + 1 < end && key(child + 1) > key(child)) ++child;
-      if (key(root) >= key(child)) return;
-      const uint32_t t = a[root];
-      a[root] = a[child];
-      a[child] = t;
-      root = child;
-    }
-  };
-  for (uint32_t i = n / 2; i-- > 0;) sift(i, n);
-  for (uint32_t end = n; end-- > 1;) {
-    const uint32_t t = a[0];
-    a[0] = a[end];
-    a[end] = t;
-    sift(0, end);
-  }
+  heap_sort(a, n, [&](uint32_t x, uint32_t y) { return cfg.blocks[x].rpo < cfg.blocks[y].rpo; });
 }
 
 // The loop's own blocks and the headers of its direct children, in RPO;

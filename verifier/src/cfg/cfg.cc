@@ -72,11 +72,11 @@ CfgResult broken_contract(uint32_t pc) {
 #ifndef NDEBUG
   __builtin_trap();
 #endif
-  return {CfgError::invalid_program, pc};
+  return {CfgError::invalid_program, {pc}};
 }
 
-CfgResult fail(CfgError error, uint32_t pc) { return {error, pc}; }
-constexpr CfgResult kOutOfMemory{CfgError::out_of_memory, 0};
+CfgResult fail(CfgError error, uint32_t pc) { return {error, {pc}}; }
+constexpr CfgResult kOutOfMemory{CfgError::out_of_memory, {0}};
 
 // Target of a jump or local call at `pc`, or -1 when outside [0, count).
 int64_t target_of(const Insn& insn, uint32_t pc, uint32_t count) {

@@ -597,7 +597,7 @@ AsmResult assemble(const char* text, size_t length, uint8_t* out, size_t out_slo
     Statement s;
     const Status status = Parser(line, options).parse(s);
     if (status.error != AsmError::ok) {
-      return AsmResult{status.error, line.number, column_of(line, status.at), 0, status.expected};
+      return AsmResult{status.error, {line.number, column_of(line, status.at), 0, status.expected}};
     }
   }
 
@@ -608,7 +608,7 @@ AsmResult assemble(const char* text, size_t length, uint8_t* out, size_t out_slo
     Statement s;
     (void)Parser(line, options).parse(s);  // cannot fail: pass 1 accepted it
     auto fail = [&](AsmError error, const char* at, const char* expected) {
-      return AsmResult{error, line.number, column_of(line, at), slot, expected};
+      return AsmResult{error, {line.number, column_of(line, at), slot, expected}};
     };
     if (s.label != nullptr &&
         find_label(text, length, s.label, s.label_length).line != line.number) {
