@@ -294,7 +294,11 @@ TEST(BtfProgram, IteratorObjectsMayBeNull) {
 //   struct sock { struct sock_common __sk_common; int protocol; }  (16)
 //   struct tcp_sock { struct sock sk; long srtt; }                 (24)
 //   struct other { int x; struct sock_common skc; }                (12)
-//   void sk_close(struct sock *, struct other *, struct sock_common *, long);
+//   struct padded { struct empty {} e; struct sock_common skc; }    (8, both at 0)
+//   struct socks { struct sock_common all[2]; }                    (16)
+//   struct task_struct { int pid; int tgid; }                      (8)
+//   void sk_close(struct sock *, struct other *, struct sock_common *, long,
+//                 struct padded *, struct socks *);
 // There is no tcp6_sock, so bpf_skc_to_tcp6_sock cannot be typed.
 std::unique_ptr<Kernel> socket_kernel() {
   BtfBuilder b;
@@ -305,7 +309,12 @@ std::unique_ptr<Kernel> socket_kernel() {
   const uint32_t sock = b.struct_type("sock", 16, {{"__sk_common", common, 0}, {"protocol", int_t, 64}});
   b.struct_type("tcp_sock", 24, {{"sk", sock, 0}, {"srtt", long_t, 128}});
   const uint32_t other = b.struct_type("other", 12, {{"x", int_t, 0}, {"skc", common, 32}});
-  b.func("sk_close", b.func_proto(0, {b.ptr(sock), b.ptr(other), b.ptr(common), long_t}));
+  b.struct_type("task_struct", 8, {{"pid", int_t, 0}, {"tgid", int_t, 32}});
+  const uint32_t empty = b.struct_type("empty", 0, {});
+  const uint32_t padded = b.struct_type("padded", 8, {{"e", empty, 0}, {"skc", common, 0}});
+  const uint32_t socks = b.struct_type("socks", 16, {{"all", b.array(common, 2), 0}});
+  b.func("sk_close", b.func_proto(0, {b.ptr(sock), b.ptr(other), b.ptr(common), long_t, b.ptr(padded),
+                                      b.ptr(socks)}));
   auto k = std::make_unique<Kernel>();
   k->bytes = b.bytes();
   k->arena = std::make_unique<Arena>(k->memory.data(), k->memory.size());
@@ -348,10 +357,23 @@ TEST(BtfHelpers, SkcToTakesOnlySockets) {
   EXPECT_REJECT(c, std::string("mov %r1, 0\n") + kSkcToTcpSock + kExit0, helper_argument, t.type.type);
   EXPECT_REJECT(c, std::string("ldxdw %r1, [%r1+24]\n") + kSkcToTcpSock + kExit0, helper_argument, t.type.type);
   EXPECT_REJECT(c, std::string("ldxdw %r1, [%r1+8]\n") + kSkcToTcpSock + kExit0, helper_argument, t.type.type);
+  // btf_struct_ids_match stops at the first struct at offset 0, even an
+  // empty one; an array's first element counts.
+  EXPECT_REJECT(c, std::string("ldxdw %r1, [%r1+32]\n") + kSkcToTcpSock + kExit0, helper_argument, t.type.type);
+  EXPECT_ACCEPT(c, std::string("ldxdw %r1, [%r1+40]\n") + kSkcToTcpSock + kExit0, t.type.type);
   // The context itself, and a socket pointer moved off its start.
   EXPECT_REJECT(c, std::string(kSkcToTcpSock) + kExit0, helper_argument, t.type.type);
   EXPECT_REJECT(c, std::string("ldxdw %r1, [%r1+0]\nadd %r1, 8\n") + kSkcToTcpSock + kExit0, helper_argument,
                 t.type.type);
+}
+
+TEST(BtfHelpers, CurrentTaskIsATypedPointer) {
+  SocketTyped t;
+  Checker c;
+  // bpf_get_current_task_btf (158): RET_PTR_TO_BTF_ID, no NULL check needed.
+  EXPECT_ACCEPT(c, "call 158\nldxw %r0, [%r0+4]\n" + kExit0, t.type.type);
+  EXPECT_REJECT(c, "call 158\nldxw %r0, [%r0+8]\n" + kExit0, memory_out_of_bounds, t.type.type);
+  EXPECT_REJECT(c, std::string("call 158\nmov %r1, %r0\n") + kSkcToTcpSock + kExit0, helper_argument, t.type.type);
 }
 
 TEST(BtfHelpers, UntypedResultsAreUnsupported) {

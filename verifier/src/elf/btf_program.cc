@@ -197,7 +197,8 @@ uint32_t find_struct(const void* context, const char* name) {
 // btf_struct_ids_match at offset 0 (kernel/bpf/btf.c, 6.1): the type is the
 // struct called `name`, or btf_struct_walk(off 0, size 1) finds a nested
 // struct at offset 0 that is (and so on down). The member at offset 0 is
-// the first non-bitfield member there, an array giving its first element.
+// the first one there that is not an empty array, an array giving its
+// first element; a bitfield or any non-struct member there ends the walk.
 bool begins_with(const void* context, uint32_t type, const char* name) {
   const Btf& btf = btf_of(context);
   uint32_t id = type;
@@ -216,8 +217,8 @@ bool begins_with(const void* context, uint32_t type, const char* name) {
       if (flag && (raw >> 24) != 0) return false;           // a bitfield: not a struct
       Resolved m;
       if (!resolve_member(btf, u32(member, 4), m)) return false;
-      if (m.elem_size * m.count == 0) continue;  // an empty member (skipped as Linux does)
-      if (!is_struct(m.type)) return false;
+      if (m.array && m.elem_size * m.count == 0) continue;  // "skip empty array", as Linux does
+      if (!is_struct(m.type)) return false;  // WALK_SCALAR / WALK_PTR: no nested struct
       next = m.id;
     }
     if (next == 0) return false;
