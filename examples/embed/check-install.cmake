@@ -42,6 +42,9 @@ foreach(file bin/keel ${LIBDIR}/libkeel_core.a ${LIBDIR}/libkeel_c.a include/kee
     message(FATAL_ERROR "cmake --install did not install ${file}")
   endif()
 endforeach()
+if(EXISTS ${prefix}/bin/keel-corpus)
+  message(FATAL_ERROR "cmake --install installed keel-corpus, the project's test tool (docs/adr/0046)")
+endif()
 run(${prefix}/bin/keel --version)
 
 # find_package(keel) and keel::core.

@@ -12,8 +12,8 @@ namespace keel::cli {
 
 using Bytes = std::vector<uint8_t>;
 
-// Bad input of any kind (missing file, malformed option, ...). main() prints
-// "keel: <what>" on stderr and exits with kExitUsage.
+// Bad input of any kind (missing file, malformed option, ...). run_tool()
+// (command_line.h) prints "keel: <what>" on stderr and exits with kExitUsage.
 struct CliError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -51,15 +51,5 @@ bool parse_hex_bytes(const std::string& text, Bytes& out);
 
 // Parses an unsigned number (decimal or 0x-hex); false on garbage or overflow.
 bool parse_u64(const std::string& text, uint64_t& out);
-
-// Commands; `args` excludes the command name. Return the exit status.
-int cmd_asm(const std::vector<std::string>& args);
-int cmd_disasm(const std::vector<std::string>& args);
-int cmd_run(const std::vector<std::string>& args);
-int cmd_test_data(const std::vector<std::string>& args);
-int cmd_verify(const std::vector<std::string>& args);
-int cmd_cases(const std::vector<std::string>& args);
-int cmd_compare(const std::vector<std::string>& args);
-int cmd_suite_pack(const std::vector<std::string>& args);
 
 }  // namespace keel::cli

@@ -1,23 +1,20 @@
 // keel asm IN.s [-o OUT.bin]: text -> instruction bytes.
-#include "args.h"
+#include "commands.h"
 #include "program.h"
 
 namespace keel::cli {
 
-int cmd_asm(const std::vector<std::string>& arguments) {
-  Args args("asm", arguments);
+namespace {
+
+struct AsmArgs {
   std::string input, output;
-  while (!args.done()) {
-    const std::string& arg = args.take();
-    if (arg == "-o") {
-      output = args.value_of(arg);
-    } else {
-      args.single_input(arg, input);
-    }
-  }
-  if (input.empty()) args.fail("missing input file (keel asm IN.s [-o OUT.bin])");
+};
+
+int assemble(AsmArgs args) {
+  const std::string& input = args.input;
+  std::string output = args.output;
   if (output.empty()) output = input == "-" ? "-" : replace_extension(input, ".bin");
-  if (output == input && input != "-") args.fail("output would overwrite the input '" + input + "'; use -o");
+  if (output == input && input != "-") usage_error("asm", "output would overwrite the input '" + input + "'; use -o");
 
   const Bytes source = read_file(input);
   const std::string name = input == "-" ? "<stdin>" : input;
@@ -27,6 +24,16 @@ int cmd_asm(const std::vector<std::string>& arguments) {
   if (bytes.empty()) throw CliError(name + ": no instructions");
   write_file(output, bytes);
   return kExitOk;
+}
+
+}  // namespace
+
+Run declare_asm(CLI::App& app) {
+  auto args = std::make_shared<AsmArgs>();
+  add_input(app, args->input, "assembly text ('-': stdin)");
+  app.add_option("-o", args->output, "the instruction bytes (default: IN with .bin, or stdout for stdin)")
+      ->type_name("OUT.bin");
+  return [args] { return assemble(*args); };
 }
 
 }  // namespace keel::cli

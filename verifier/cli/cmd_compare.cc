@@ -5,37 +5,47 @@
 // as a table or one JSON object. Disagreement is data, not an error: the
 // exit status is keel's, as for `keel verify` (0 every program accepted,
 // 1 one rejected, 2 one could not be checked), also when bpf(2) is refused
-// (then only keel's side is shown, under one line that says so).
+// (then only keel's side is shown, under one line that says so). A program
+// that cannot reach one side's verifier is n/a there, with the reason, and
+// is counted as not compared.
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <map>
+#include <memory>
 #include <sstream>
 
-#include "args.h"
+#include "commands.h"
 #include "json_out.h"
 #include "keel/platform_linux.h"
 #include "kernel_btf.h"
 #include "linux_loader.h"
 #include "object_file.h"
 #include "program.h"
+#include "program_options.h"
 #include "verification.h"
-#include "verify_args.h"
 
 namespace keel::cli {
 
 namespace {
 
 struct Options {
+  std::vector<std::string> inputs;
   std::string type_name;
   std::string section;
   std::string function;
-  std::vector<NamedMap> maps;
+  std::vector<std::string> map_texts;
+  std::vector<NamedMap> maps;  // map_texts, parsed
   uint32_t runs = 5;
   bool strict_alignment = false;
   bool linux_log = false;
   bool json = false;
-  KernelBtfBytes btf;  // CO-RE relocations of objects are applied against it (kernel_btf.h)
+  std::string btf_path;  // --btf
+  bool no_btf = false;   // --no-btf
+  KernelBtfBytes btf;    // CO-RE relocations of objects are applied against it (kernel_btf.h)
 };
 
 // One program to compare, as both sides need it. `insns` and `maps` point
@@ -51,9 +61,11 @@ struct Subject {
   uint32_t insn_count = 0;
   const MapDescriptor* maps = nullptr;
   uint32_t map_count = 0;
-  std::vector<LinuxMap> linux_maps;
+  std::vector<LinuxMap> linux_maps;  // raw programs, and objects libbpf cannot open
   std::string license = "GPL";
-  const ElfProgram* program = nullptr;  // ELF only: its poisoned CO-RE relocations
+  const ElfProgram* program = nullptr;   // ELF only: its poisoned CO-RE relocations
+  std::shared_ptr<const Bytes> object;  // ELF only: the whole object, for libbpf
+  std::string type_override;            // ELF only: --type
   std::string not_loaded;  // keel's ELF loader could not prepare the program: neither side runs
   const char* unchecked = "error";  // with not_loaded: "error" or "unsupported" (load_error_verdict)
 };
@@ -82,6 +94,7 @@ struct Row {
   uint64_t keel_ns = 0;      // median of the runs
   Side linux_side = Side::none;
   LinuxResult linux_result;
+  std::string linux_loader;   // what loaded it: "libbpf", "keel" (raw), "keel, without BTF (why)"
   std::string linux_message;  // the rejection, or why Linux did not run ("" after a refused bpf(2))
 
   bool compared() const { return keel_side != Side::none && linux_side != Side::none; }
@@ -146,30 +159,80 @@ void run_keel(const Options& options, Row& row) {
   }
 }
 
-// `denied` is set (and Linux no longer tried) once bpf(2) is refused.
-void run_linux(const Options& options, const BpfSys& sys, std::string& denied, Row& row) {
-  const Subject& subject = row.subject;
-  if (!denied.empty()) return;
-  if (!subject.not_loaded.empty()) {
-    row.linux_message = "not loaded: keel's ELF loader could not prepare the program";
-    return;
-  }
-  LinuxRequest request;
-  const std::string problem = linux_program_type(subject.type, subject.section, request.type);
-  if (!problem.empty()) {
-    row.linux_message = subject.type.empty() ? "no program type for the section (use --type)" : problem;
-    return;
-  }
+// What one `keel compare` run carries from program to program.
+struct Comparison {
+  Options options;
+  std::string denied;  // set (and Linux no longer tried) once bpf(2) is refused
+  std::vector<Row> rows;
+  size_t file_index = 0;
+  bool progress = false;  // a progress line on stderr, a terminal
+};
+
+LoadSettings load_settings(const Options& options) {
+  LoadSettings settings;
+  settings.strict_alignment = options.strict_alignment;
+  settings.full_log = options.linux_log;
+  settings.runs = options.runs;
+  settings.warm_up = true;
+  settings.btf_path = options.btf.path;
+  return settings;
+}
+
+// keel's relocated copy of the program, with maps made from keel's
+// reading of the object (or the --map options): no BTF.
+LinuxResult load_without_btf(const Options& options, const Subject& subject, std::string& problem) {
+  RawRequest request;
+  problem = linux_program_type(subject.type, subject.section, request.type);
+  if (!problem.empty()) return LinuxResult{};
   request.insns = subject.insns;
   request.slots = subject.slots;
   request.maps = subject.linux_maps.data();
   request.map_count = subject.linux_maps.size();
   request.license = subject.license;
-  request.strict_alignment = options.strict_alignment;
-  request.full_log = options.linux_log;
-  request.runs = options.runs;
-  request.warm_up = true;
-  row.linux_result = load_in_linux(sys, request);
+  return load_raw_in_linux(request, load_settings(options));
+}
+
+void run_linux(Comparison& run, Row& row) {
+  const Subject& subject = row.subject;
+  if (!run.denied.empty()) return;
+  if (subject.object == nullptr && !subject.not_loaded.empty()) {
+    row.linux_message = "not loaded: keel's ELF loader could not read the object";
+    return;
+  }
+  if (subject.object != nullptr) {
+    // The object as libbpf loads it: BTF, func_info, line_info, its maps.
+    ObjectRequest request;
+    request.bytes = subject.object->data();
+    request.size = subject.object->size();
+    request.name = file_name(subject.file);
+    request.section = subject.section;
+    request.function = subject.function;
+    request.type = subject.type_override;
+    request.fallback_type = subject.type;
+    row.linux_result = load_object_in_linux(request, load_settings(run.options));
+    row.linux_loader = "libbpf";
+    if (row.linux_result.libbpf_cannot_prepare && subject.not_loaded.empty()) {
+      // libbpf 1.x refuses some objects whole (legacy SEC("maps")
+      // definitions, ...): keel's relocated copy, without BTF, is the
+      // closest the kernel can get.
+      std::string problem;
+      const std::string why = row.linux_result.message;
+      row.linux_result = load_without_btf(run.options, subject, problem);
+      row.linux_loader = "keel, without BTF (" + why + ")";
+      if (!problem.empty()) {
+        row.linux_message = problem;
+        return;
+      }
+    }
+  } else {
+    std::string problem;
+    row.linux_result = load_without_btf(run.options, subject, problem);
+    row.linux_loader = "keel";
+    if (!problem.empty()) {
+      row.linux_message = subject.type.empty() ? "no program type for the section (use --type)" : problem;
+      return;
+    }
+  }
   switch (row.linux_result.outcome) {
     case LinuxOutcome::accepted:
       row.linux_side = Side::accept;
@@ -182,7 +245,7 @@ void run_linux(const Options& options, const BpfSys& sys, std::string& denied, R
       row.linux_message = row.linux_result.message;
       break;
     case LinuxOutcome::not_permitted:
-      denied = row.linux_result.message;
+      run.denied = row.linux_result.message;
       break;
   }
 }
@@ -198,14 +261,18 @@ Subject raw_subject(const std::string& path, const Bytes& bytes, const Options& 
   subject.insn_count = static_cast<uint32_t>(subject.slots);
   subject.maps = maps.data();
   subject.map_count = static_cast<uint32_t>(maps.size());
-  for (const NamedMap& named : options.maps) subject.linux_maps.push_back(linux_map(named.kind, named.map));
+  for (const NamedMap& named : options.maps)
+    subject.linux_maps.push_back(linux_map(named.kind, named.type_name, named.map));
   return subject;
 }
 
-Subject object_subject(const std::string& path, const LoadedObject& loaded, const ElfProgram& program) {
+Subject object_subject(const std::string& path, const std::shared_ptr<const Bytes>& bytes, const Options& options,
+                       const LoadedObject& loaded, const ElfProgram& program) {
   Subject subject;
   const Object& object = loaded.object();
   subject.file = path;
+  subject.object = bytes;
+  subject.type_override = options.type_name;
   subject.section = program.section != nullptr ? program.section : "";
   subject.function = program.name != nullptr ? program.name : "";
   subject.label = file_name(path) + ":" + program_label(program);
@@ -226,21 +293,27 @@ Subject object_subject(const std::string& path, const LoadedObject& loaded, cons
   return subject;
 }
 
-void compare(const Options& options, const BpfSys& sys, std::string& denied, Subject subject, std::vector<Row>& rows) {
+void compare(Comparison& run, Subject subject) {
+  if (run.progress) {
+    std::fprintf(stderr, "\r\033[Kcompare: file %zu/%zu, program %zu: %s", run.file_index + 1,
+                 run.options.inputs.size(), run.rows.size() + 1, subject.label.c_str());
+    std::fflush(stderr);
+  }
   Row row;
   row.subject = std::move(subject);
   // Linux first: the verdict a user porting a program asks about, and a
   // refused bpf(2) is known before keel's side is printed.
-  run_linux(options, sys, denied, row);
-  run_keel(options, row);
-  rows.push_back(std::move(row));
+  run_linux(run, row);
+  run_keel(run.options, row);
+  run.rows.push_back(std::move(row));
 }
 
-void compare_file(const std::string& path, Args& args, const Options& options, const BpfSys& sys, std::string& denied,
-                  std::vector<Row>& rows) {
+void compare_file(Comparison& run, const std::string& path) {
+  const Options& options = run.options;
   Bytes bytes = read_file(path);
   if (is_elf(bytes)) {
-    if (!options.maps.empty()) args.fail("--map is for raw programs: an object's maps come from the object");
+    if (!options.maps.empty()) usage_error("compare", "--map is for raw programs: an object's maps come from the object");
+    const auto object = std::make_shared<const Bytes>(bytes);
     const LoadedObject loaded(std::move(bytes), options.type_name, "", &options.btf.bytes);
     if (!loaded.result().ok()) {
       Subject subject;
@@ -248,21 +321,24 @@ void compare_file(const std::string& path, Args& args, const Options& options, c
       subject.label = file_name(path);
       subject.not_loaded = "load: " + elf_message(loaded.result());
       subject.unchecked = load_error_verdict(loaded.result().error);
-      compare(options, sys, denied, std::move(subject), rows);
+      compare(run, std::move(subject));
       return;
     }
     for (const ElfProgram* program : loaded.select("compare", options.section, options.function))
-      compare(options, sys, denied, object_subject(path, loaded, *program), rows);
+      compare(run, object_subject(path, object, options, loaded, *program));
     return;
   }
   if (!options.section.empty() || !options.function.empty())
-    args.fail(path + ": --section and --function select programs of an ELF object");
-  if (options.type_name.empty()) args.fail(path + ": missing --type T (one of: " + program_type_names() + ")");
-  (void)program_type(args, options.type_name);
+    usage_error("compare", path + ": --section and --function select programs of an ELF object");
+  if (options.type_name.empty())
+    usage_error("compare", path + ": missing --type T (one of: " + program_type_names() + ")");
+  if (keel_program_type(options.type_name) == nullptr)
+    usage_error("compare", path + ": unknown program type '" + options.type_name + "' (one of: " +
+                               program_type_names() + ")");
   const Bytes program = program_from_bytes(path, std::move(bytes));
   std::vector<MapDescriptor> maps;
   for (const NamedMap& named : options.maps) maps.push_back(named.map);
-  compare(options, sys, denied, raw_subject(path, program, options, maps), rows);
+  compare(run, raw_subject(path, program, options, maps));
 }
 
 std::string microseconds(uint64_t ns) {
@@ -307,6 +383,26 @@ Totals totals_of(const std::vector<Row>& rows) {
   return totals;
 }
 
+// The reasons rows were not compared, with their counts, most frequent
+// first: the side that could not give a verdict and why (a libbpf or
+// kernel reason, or keel's "error" / "unsupported").
+std::vector<std::pair<size_t, std::string>> uncompared_reasons(const std::vector<Row>& rows) {
+  std::map<std::string, size_t> counts;
+  for (const Row& row : rows) {
+    if (row.compared()) continue;
+    // keel's side first: a program keel could not check is exit status 2.
+    const std::string reason =
+        row.keel_side == Side::none
+            ? std::string("keel ") + row.keel_unchecked
+            : "linux n/a: " + (row.linux_message.empty() ? std::string("not loaded") : row.linux_message);
+    ++counts[reason];
+  }
+  std::vector<std::pair<size_t, std::string>> sorted;
+  for (const auto& [reason, count] : counts) sorted.emplace_back(count, reason);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  return sorted;
+}
+
 void print_table(const std::vector<Row>& rows, const Options& options, const std::string& denied) {
   std::printf(
       "kernel: %s; times: median of %u runs after a warm-up (linux: the log's verification time, keel: decode + "
@@ -345,148 +441,83 @@ void print_table(const std::vector<Row>& rows, const Options& options, const std
                 microseconds(totals.keel_ns).c_str(),
                 static_cast<double>(totals.linux_us) * 1000.0 / static_cast<double>(totals.keel_ns));
   std::printf("\n");
+  // Why the others were not compared, most frequent first (once bpf(2) is
+  // refused, the line above the table already says it for all of them).
+  if (denied.empty()) {
+    for (const auto& [count, reason] : uncompared_reasons(rows))
+      std::printf("  not compared: %zu %s\n", count, reason.c_str());
+  }
 }
 
-void print_json(const std::vector<Row>& rows, const Options& options, const std::string& denied) {
-  JsonArray programs;
+void print_json_report(const std::vector<Row>& rows, const Options& options, const std::string& denied) {
+  Json programs = Json::array();
   for (const Row& row : rows) {
     const Subject& subject = row.subject;
-    JsonObject json;
-    json.add("name", subject.label).add("file", subject.file);
-    if (subject.section.empty())
-      json.null("section").null("function");
-    else
-      json.add("section", subject.section).add("function", subject.function);
-    json.add("type", subject.type).add("insns", uint64_t{subject.insn_count});
-    json.add("linux_verdict", side_name(row.linux_side));
-    if (row.linux_message.empty())
-      json.null("linux_message");
-    else
-      json.add("linux_message", row.linux_message);
-    if (row.linux_result.error != 0 && row.linux_side != Side::none)
-      json.add("linux_errno", errno_name(row.linux_result.error));
-    else
-      json.null("linux_errno");
-    const bool timed = row.linux_side != Side::none && row.linux_result.verification_us >= 0;
-    if (timed)
-      json.add("linux_verification_us", static_cast<uint64_t>(row.linux_result.verification_us));
-    else
-      json.null("linux_verification_us");
-    if (row.linux_side != Side::none && row.linux_result.log.processed_insns >= 0)
-      json.add("linux_processed_insns", static_cast<uint64_t>(row.linux_result.log.processed_insns));
-    else
-      json.null("linux_processed_insns");
-    if (options.linux_log) json.add("linux_log", row.linux_result.log_text);
-    json.add("keel_verdict", row.keel_side == Side::none ? row.keel_unchecked : side_name(row.keel_side));
-    if (row.keel_pc >= 0)
-      json.add("keel_pc", static_cast<uint64_t>(row.keel_pc));
-    else
-      json.null("keel_pc");
-    if (row.keel_reason.empty())
-      json.null("keel_reason");
-    else
-      json.add("keel_reason", row.keel_reason);
-    if (row.keel_message.empty())
-      json.null("keel_message");
-    else
-      json.add("keel_message", row.keel_message);
-    if (row.keel_side != Side::none)
-      json.add("keel_verify_ns", row.keel_ns);
-    else
-      json.null("keel_verify_ns");
-    if (row.compared())
-      json.boolean("agree", row.keel_side == row.linux_side);
-    else
-      json.null("agree");
-    if (row.has_ratio()) {
-      char ratio[32];
-      std::snprintf(ratio, sizeof ratio, "%.3f", row.ratio());
-      json.raw("ratio", ratio);
-    } else {
-      json.null("ratio");
-    }
-    programs.push(json.str());
+    const bool linux_ran = row.linux_side != Side::none;
+    Json json;
+    json["name"] = subject.label;
+    json["file"] = subject.file;
+    json["section"] = string_or_null(subject.section);
+    json["function"] = subject.section.empty() ? Json() : Json(subject.function);
+    json["type"] = subject.type;
+    json["insns"] = subject.insn_count;
+    json["linux_verdict"] = side_name(row.linux_side);
+    json["linux_loader"] = string_or_null(row.linux_loader);
+    json["linux_message"] = string_or_null(row.linux_message);
+    json["linux_errno"] = row.linux_result.error != 0 && linux_ran ? Json(errno_name(row.linux_result.error)) : Json();
+    json["linux_verification_us"] =
+        linux_ran && row.linux_result.verification_us >= 0 ? Json(row.linux_result.verification_us) : Json();
+    json["linux_processed_insns"] =
+        linux_ran && row.linux_result.log.processed_insns >= 0 ? Json(row.linux_result.log.processed_insns) : Json();
+    if (options.linux_log) json["linux_log"] = row.linux_result.log_text;
+    json["keel_verdict"] = row.keel_side == Side::none ? row.keel_unchecked : side_name(row.keel_side);
+    json["keel_pc"] = row.keel_pc >= 0 ? Json(row.keel_pc) : Json();
+    json["keel_reason"] = string_or_null(row.keel_reason);
+    json["keel_message"] = string_or_null(row.keel_message);
+    json["keel_verify_ns"] = row.keel_side != Side::none ? Json(row.keel_ns) : Json();
+    json["agree"] = row.compared() ? Json(row.keel_side == row.linux_side) : Json();
+    // Three decimals, as a number.
+    json["ratio"] = row.has_ratio() ? Json(std::round(row.ratio() * 1000.0) / 1000.0) : Json();
+    programs.push_back(json);
   }
   const Totals totals = totals_of(rows);
-  JsonObject summary;
-  summary.add("programs", uint64_t{rows.size()})
-      .add("agree", uint64_t{totals.agree})
-      .add("disagree", uint64_t{totals.disagree})
-      .add("not_compared", uint64_t{totals.uncompared})
-      .add("agreeing_linux_verification_us", static_cast<uint64_t>(totals.linux_us))
-      .add("agreeing_keel_verify_ns", totals.keel_ns);
-  JsonObject json;
-  json.add("kernel", kernel_release()).add("runs", uint64_t{options.runs});
-  if (options.btf.given())
-    json.add("kernel_btf", options.btf.path);
-  else
-    json.null("kernel_btf");
-  if (denied.empty())
-    json.null("linux_unavailable");
-  else
-    json.add("linux_unavailable", denied);
-  json.raw("programs", programs.str()).raw("summary", summary.str());
-  std::printf("%s\n", json.str().c_str());
+  Json summary;
+  summary["programs"] = rows.size();
+  summary["agree"] = totals.agree;
+  summary["disagree"] = totals.disagree;
+  summary["not_compared"] = totals.uncompared;
+  summary["agreeing_linux_verification_us"] = totals.linux_us;
+  summary["agreeing_keel_verify_ns"] = totals.keel_ns;
+  Json json;
+  json["kernel"] = kernel_release();
+  json["runs"] = options.runs;
+  json["kernel_btf"] = options.btf.given() ? Json(options.btf.path) : Json();
+  json["linux_unavailable"] = string_or_null(denied);
+  json["programs"] = programs;
+  json["summary"] = summary;
+  print_json(json);
 }
 
-}  // namespace
-
-int cmd_compare(const std::vector<std::string>& arguments) {
-  Args args("compare", arguments);
-  Options options;
-  std::vector<std::string> inputs;
-  std::string btf_path;
-  bool no_btf = false;
-  while (!args.done()) {
-    const std::string& arg = args.take();
-    if (arg == "--type") {
-      options.type_name = args.value_of(arg);
-    } else if (arg == "--map") {
-      options.maps.push_back(parse_map(args, args.value_of(arg)));
-    } else if (arg == "--section") {
-      options.section = args.value_of(arg);
-    } else if (arg == "--function") {
-      options.function = args.value_of(arg);
-    } else if (arg == "--runs") {
-      uint64_t runs = 0;
-      if (!parse_u64(args.value_of(arg), runs) || runs == 0 || runs > 1000)
-        args.fail("--runs wants a number from 1 to 1000");
-      options.runs = static_cast<uint32_t>(runs);
-    } else if (arg == "--strict-alignment") {
-      options.strict_alignment = true;
-    } else if (arg == "--linux-log") {
-      options.linux_log = true;
-    } else if (arg == "--json") {
-      options.json = true;
-    } else if (arg == "--btf") {
-      btf_path = args.value_of(arg);
-    } else if (arg == "--no-btf") {
-      no_btf = true;
-    } else if (Args::is_option(arg)) {
-      args.unknown(arg);
-    } else {
-      inputs.push_back(arg);
-    }
-  }
-  if (inputs.empty()) args.fail("missing input file (keel compare FILE.{bin,s,o}... [options])");
-  if (no_btf && !btf_path.empty()) args.fail("--btf and --no-btf contradict each other");
-  options.btf = read_kernel_btf(btf_path, no_btf);
-  // An object's programs may have a type only the kernel knows (keel's
-  // side then says it does not model it); a raw program's is checked
-  // against keel's types where it is read.
+bool kernel_knows_type(const std::string& name) {
   LinuxProgramType unused;
-  if (!options.type_name.empty() && find_program_type(linux_platform(), options.type_name.c_str()) == nullptr &&
-      !linux_program_type(options.type_name, "", unused).empty())
-    (void)program_type(args, options.type_name);
+  return linux_program_type(name, "", unused).empty();
+}
 
-  const BpfSys sys = system_bpf();
-  std::string denied;
-  std::vector<Row> rows;
-  for (const std::string& input : inputs) compare_file(input, args, options, sys, denied, rows);
+int compare_all(Options options) {
+  options.maps = named_maps(options.map_texts);
+  options.btf = read_kernel_btf(options.btf_path, options.no_btf);
+  Comparison run;
+  run.options = options;
+  // Many programs take a while (the corpus: minutes): say where it is.
+  run.progress = isatty(STDERR_FILENO) != 0;
+  for (run.file_index = 0; run.file_index < options.inputs.size(); ++run.file_index)
+    compare_file(run, options.inputs[run.file_index]);
+  if (run.progress) std::fprintf(stderr, "\r\033[K");
+  const std::vector<Row>& rows = run.rows;
   if (options.json) {
-    print_json(rows, options, denied);
+    print_json_report(rows, options, run.denied);
   } else {
-    print_table(rows, options, denied);
+    print_table(rows, options, run.denied);
   }
   // The exit-code contract (cli.h) on keel's side: a program keel could
   // not check outweighs a rejection.
@@ -496,6 +527,32 @@ int cmd_compare(const std::vector<std::string>& arguments) {
     if (row.keel_side == Side::reject) status = kExitTrap;
   }
   return status;
+}
+
+}  // namespace
+
+Run declare_compare(CLI::App& app) {
+  auto options = std::make_shared<Options>();
+  app.add_option("input", options->inputs, "raw programs (.bin, .s: as for verify) and ELF objects (.o)")
+      ->required()
+      ->type_name("FILE...");
+  // An object's programs may have a type only the kernel knows (keel's
+  // side then says it does not model it); a raw program's must be keel's.
+  add_type(app, "--type", options->type_name, "Linux program type: required for raw programs", &kernel_knows_type);
+  add_maps(app, options->map_texts);
+  app.add_option("--section", options->section, "only the programs of this section of an object");
+  app.add_option("--function", options->function, "only this program (function) of an object");
+  add_number(app, "--runs", options->runs, 1, 1000, "verifications per side; the time shown is their median (5)");
+  app.add_flag("--strict-alignment", options->strict_alignment, "as BPF_F_STRICT_ALIGNMENT, on both sides");
+  app.add_flag("--linux-log", options->linux_log, "add the kernel verifier's log (level 1)");
+  app.add_flag("--json", options->json, "one JSON object instead of the table");
+  auto* btf = app.add_option("--btf", options->btf_path,
+                              "the kernel's BTF for CO-RE relocations, on both sides (default: "
+                              "/sys/kernel/btf/vmlinux when it exists)")
+                   ->type_name("FILE");
+  app.add_flag("--no-btf", options->no_btf, "no kernel BTF on keel's side: CO-RE programs are then unsupported")
+      ->excludes(btf);
+  return [options] { return compare_all(*options); };
 }
 
 }  // namespace keel::cli

@@ -4,41 +4,27 @@
 // type (the context is the --mem buffer); guarded mode runs anything.
 #include <cstdio>
 
-#include "args.h"
+#include "commands.h"
 #include "program.h"
 #include "verification.h"
 
 namespace keel::cli {
 
-int cmd_run(const std::vector<std::string>& arguments) {
-  Args args("run", arguments);
-  std::string input;
-  Bytes memory;
-  bool have_memory = false;
-  RunMode mode = RunMode::fast;
-  uint64_t budget = RunOptions{}.insn_budget;
-  while (!args.done()) {
-    const std::string& arg = args.take();
-    if (arg == "--mem" || arg == "--mem-file") {
-      if (have_memory) args.fail("give at most one of --mem and --mem-file");
-      have_memory = true;
-      const std::string& value = args.value_of(arg);
-      if (arg == "--mem-file") {
-        memory = read_file(value);
-      } else if (!parse_hex_bytes(value, memory)) {
-        args.fail("--mem wants hex bytes (e.g. '01 02 ff'), got '" + value + "'");
-      }
-    } else if (arg == "--guarded") {
-      mode = RunMode::guarded;
-    } else if (arg == "--budget") {
-      const std::string& value = args.value_of(arg);
-      if (!parse_u64(value, budget) || budget == 0) args.fail("--budget wants a positive number, got '" + value + "'");
-    } else {
-      args.single_input(arg, input);
-    }
-  }
-  if (input.empty()) args.fail("missing input file (keel run IN.{bin,s} [options])");
+namespace {
 
+struct RunArgs {
+  std::string input, mem_hex, mem_file;
+  bool guarded = false;
+  uint64_t budget = RunOptions{}.insn_budget;
+};
+
+int run_program(const RunArgs& args) {
+  const std::string& input = args.input;
+  Bytes memory;
+  if (!args.mem_file.empty()) memory = read_file(args.mem_file);
+  if (!args.mem_hex.empty()) (void)parse_hex_bytes(args.mem_hex, memory);  // checked by declare_run
+  const RunMode mode = args.guarded ? RunMode::guarded : RunMode::fast;
+  const uint64_t budget = args.budget;
   const Bytes bytes = load_program_file(input);
   DecodedProgram decoded;
   const DecodeResult loaded = decoded.decode(bytes);
@@ -66,6 +52,29 @@ int cmd_run(const std::vector<std::string>& arguments) {
   }
   std::printf("r0 = 0x%llx\n", static_cast<unsigned long long>(result.r0));
   return kExitOk;
+}
+
+}  // namespace
+
+Run declare_run(CLI::App& app) {
+  auto args = std::make_shared<RunArgs>();
+  add_input(app, args->input, "a raw program (.bin or .s)");
+  CLI::Option* mem = app.add_option("--mem", args->mem_hex, "the memory r1 points to, as hex bytes ('01 02 ff')")
+                         ->type_name("HEX")
+                         ->check(CLI::Validator(
+                             [](const std::string& text) {
+                               Bytes bytes;
+                               return parse_hex_bytes(text, bytes)
+                                          ? std::string()
+                                          : "--mem wants hex bytes (e.g. '01 02 ff'), got '" + text + "'";
+                             },
+                             "", "hex"));
+  app.add_option("--mem-file", args->mem_file, "the memory r1 points to, as FILE's bytes")
+      ->type_name("FILE")
+      ->excludes(mem);
+  app.add_flag("--guarded", args->guarded, "run anything, checking every memory access (default: verify first)");
+  add_number(app, "--budget", args->budget, 1, UINT64_MAX, "the most instructions to execute");
+  return [args] { return run_program(*args); };
 }
 
 }  // namespace keel::cli

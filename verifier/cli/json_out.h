@@ -1,44 +1,27 @@
-// Writing JSON for the --json outputs: one object built member by member,
-// strings escaped per RFC 8259 §7. Output only; nothing here parses.
+// The --json outputs, built with nlohmann::json (docs/adr/0046). Members
+// keep the order they are set in (ordered_json), so the output reads in
+// the order the README documents.
 #pragma once
 
-#include <cstdint>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
 #include <string>
 
 namespace keel::cli {
 
-// `text` as a JSON string literal, quotes included.
-std::string json_quote(const std::string& text);
+using Json = nlohmann::ordered_json;
 
-// Builds "{...}" or "[...]" text; members are added in order.
-class JsonObject {
- public:
-  JsonObject& add(const char* key, const std::string& value) { return raw(key, json_quote(value)); }
-  JsonObject& add(const char* key, const char* value) {
-    return raw(key, value == nullptr ? "null" : json_quote(value));
-  }
-  JsonObject& add(const char* key, uint64_t value) { return raw(key, std::to_string(value)); }
-  JsonObject& boolean(const char* key, bool value) { return raw(key, value ? "true" : "false"); }
-  JsonObject& null(const char* key) { return raw(key, "null"); }
-  // `json` is already JSON text (an object or array).
-  JsonObject& raw(const char* key, const std::string& json);
-  std::string str() const { return "{" + text_ + "}"; }
+// A string, or null where there is none.
+inline Json string_or_null(const char* text) { return text == nullptr ? Json() : Json(text); }
+inline Json string_or_null(const std::string& text) { return text.empty() ? Json() : Json(text); }
 
- private:
-  std::string text_;
-};
-
-class JsonArray {
- public:
-  JsonArray& push(const std::string& json) {
-    if (!text_.empty()) text_ += ", ";
-    text_ += json;
-    return *this;
-  }
-  std::string str() const { return "[" + text_ + "]"; }
-
- private:
-  std::string text_;
-};
+// `value` as one line on stdout. Text from an object (file names, source
+// lines) need not be UTF-8: invalid bytes become U+FFFD rather than an
+// exception (RFC 8259 §8.1 wants UTF-8).
+inline void print_json(const Json& value) {
+  const std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::printf("%s\n", text.c_str());
+}
 
 }  // namespace keel::cli

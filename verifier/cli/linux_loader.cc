@@ -1,11 +1,14 @@
 #include "linux_loader.h"
 
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <linux/bpf.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdarg>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -21,35 +24,16 @@ constexpr uint32_t kLogStats = 4;
 // kernel/bpf/log.c bpf_verifier_log_attr_valid(): the largest log buffer.
 constexpr size_t kMaxLog = UINT32_MAX >> 2;
 constexpr uint8_t kOpLddw = BPF_LD | BPF_IMM | BPF_DW;
+constexpr const char* kCannotOpen = "libbpf cannot open the object";
+// libbpf lists programs by their STT_FUNC symbols; old objects' programs
+// have none (NOTYPE symbols), and libbpf then lists no program there.
+constexpr const char* kNoProgram = "libbpf lists no such program";
+// Past every uapi bpf_prog_type / bpf_map_type value (the uapi header has
+// no __MAX_ for them); libbpf's *_type_str() returns NULL for the values
+// it does not know.
+constexpr int kEnumLimit = 256;
 
-long system_call(void*, int cmd, void* attr, uint32_t size) {
-  const long result = syscall(SYS_bpf, cmd, attr, size);
-  return result < 0 ? -errno : result;
-}
-
-int system_close(void*, int fd) { return ::close(fd) < 0 ? -errno : 0; }
-
-long denied_call(void*, int, void*, uint32_t) { return -EPERM; }
-
-uint64_t pointer(const void* p) { return reinterpret_cast<uintptr_t>(p); }
-
-// The fds of one load, closed however the load ends.
-class FdSet {
- public:
-  explicit FdSet(const BpfSys& sys) : sys_(sys) {}
-  FdSet(const FdSet&) = delete;
-  FdSet& operator=(const FdSet&) = delete;
-  ~FdSet() {
-    for (const int fd : fds_) sys_.close(sys_.context, fd);
-  }
-  void keep(int fd) { fds_.push_back(fd); }
-
- private:
-  const BpfSys& sys_;
-  std::vector<int> fds_;
-};
-
-bool is_not_permitted(long error) { return error == -EPERM || error == -ENOSYS; }
+bool is_not_permitted(int error) { return error == EPERM || error == ENOSYS; }
 
 std::string not_permitted_message(int error) {
   if (error == ENOSYS) return "bpf(2) is not available here (ENOSYS)";
@@ -72,206 +56,250 @@ bool number_after(const std::string& line, const char* prefix, int64_t& out) {
   return true;
 }
 
-// One BPF_PROG_LOAD with a log of `log_size` bytes: the fd or -errno.
-long prog_load(const BpfSys& sys, const LinuxRequest& request, const std::vector<uint8_t>& insns,
-               std::vector<char>& log) {
-  std::fill(log.begin(), log.end(), '\0');
-  union bpf_attr attr;
-  std::memset(&attr, 0, sizeof attr);
-  attr.prog_type = request.type.prog_type;
-  attr.expected_attach_type = request.type.expected_attach_type;
-  attr.prog_flags = request.type.prog_flags | (request.strict_alignment ? BPF_F_STRICT_ALIGNMENT : 0u);
-  attr.insns = pointer(insns.data());
-  attr.insn_cnt = static_cast<uint32_t>(insns.size() / 8);
-  attr.license = pointer(request.license.c_str());
-  attr.log_level = kLogStats | (request.full_log ? 1u : 0u);
-  attr.log_buf = pointer(log.data());
-  attr.log_size = static_cast<uint32_t>(log.size());
-  return sys.bpf(sys.context, BPF_PROG_LOAD, &attr, sizeof attr);
+// The fds of one load, closed however the load ends.
+class FdSet {
+ public:
+  FdSet() = default;
+  FdSet(const FdSet&) = delete;
+  FdSet& operator=(const FdSet&) = delete;
+  ~FdSet() {
+    for (const int fd : fds_) ::close(fd);
+  }
+  void keep(int fd) { fds_.push_back(fd); }
+
+ private:
+  std::vector<int> fds_;
+};
+
+// libbpf's warnings while one object is opened and loaded: they say why a
+// program never reached the verifier. libbpf has one global print hook.
+std::vector<std::string>* g_libbpf_lines = nullptr;
+
+int capture_libbpf(enum libbpf_print_level level, const char* format, va_list args) {
+  if (level != LIBBPF_WARN || g_libbpf_lines == nullptr) return 0;
+  char text[1024];
+  std::vsnprintf(text, sizeof text, format, args);
+  std::string line = text;
+  if (starts_with(line, "libbpf: ")) line.erase(0, 8);
+  while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
+  if (!line.empty()) g_libbpf_lines->push_back(line);
+  return 0;
 }
+
+class LibbpfMessages {
+ public:
+  LibbpfMessages() : previous_(libbpf_set_print(&capture_libbpf)) { g_libbpf_lines = &lines_; }
+  LibbpfMessages(const LibbpfMessages&) = delete;
+  LibbpfMessages& operator=(const LibbpfMessages&) = delete;
+  ~LibbpfMessages() {
+    g_libbpf_lines = nullptr;
+    libbpf_set_print(previous_);
+  }
+  // The first line that names a cause; libbpf ends with a generic "failed
+  // to load object" after it.
+  std::string cause() const {
+    for (const std::string& line : lines_)
+      if (!starts_with(line, "failed to load object") && !starts_with(line, "-- ") &&
+          line.find("program load failed") == std::string::npos)
+        return "libbpf: " + line;
+    return "";
+  }
+
+ private:
+  std::vector<std::string> lines_;
+  libbpf_print_fn_t previous_;
+};
+
+// What one load attempt left: its errno (0: loaded), and when it failed
+// before the verifier, why.
+struct Attempt {
+  int error = 0;
+  std::string loader_message;
+  std::string what;
+};
+
+// Loads `settings.runs` times (after a warm-up when asked), growing the log
+// while the kernel says it is full, and classifies the last load.
+template <class Load>
+LinuxResult timed_loads(const LoadSettings& settings, Load load) {
+  LinuxResult result;
+  std::vector<char> log(settings.full_log ? size_t{16} << 20 : size_t{1} << 20);
+  std::vector<int64_t> times;
+  const uint32_t first = settings.warm_up ? 0 : 1;
+  for (uint32_t run = first; run <= std::max<uint32_t>(settings.runs, 1); ++run) {
+    std::fill(log.begin(), log.end(), '\0');
+    Attempt attempt = load(log);
+    // A full log fails the load with ENOSPC whatever the verdict
+    // (kernel/bpf/verifier.c bpf_check()): again with a larger one.
+    while (attempt.error == ENOSPC && log.size() < kMaxLog) {
+      log.assign(std::min(log.size() * 16, kMaxLog), '\0');
+      attempt = load(log);
+    }
+    const std::string text(log.data(), strnlen(log.data(), log.size()));
+    result = classify_load(attempt.error, text, attempt.loader_message, attempt.what);
+    if (result.outcome == LinuxOutcome::unavailable || result.outcome == LinuxOutcome::not_permitted) return result;
+    if (result.log.verification_us >= 0 && run > 0) times.push_back(result.log.verification_us);
+  }
+  if (!times.empty()) {
+    std::sort(times.begin(), times.end());
+    result.verification_us = times[times.size() / 2];
+  }
+  return result;
+}
+
+uint32_t log_level(const LoadSettings& settings) { return kLogStats | (settings.full_log ? 1u : 0u); }
 
 // Creates `map` (and fills and freezes it): the fd, or -errno with `what`
 // naming the call that failed.
-long create_map(const BpfSys& sys, const LinuxMap& map, FdSet& fds, std::string& what) {
-  union bpf_attr attr;
-  std::memset(&attr, 0, sizeof attr);
-  attr.map_type = map.type;
-  attr.key_size = map.key_size;
-  attr.value_size = map.value_size;
-  attr.max_entries = map.max_entries;
-  attr.map_flags = map.flags;
-  what = "BPF_MAP_CREATE";
-  const long fd = sys.bpf(sys.context, BPF_MAP_CREATE, &attr, sizeof attr);
+int create_map(const LinuxMap& map, FdSet& fds, std::string& what) {
+  LIBBPF_OPTS(bpf_map_create_opts, options, .map_flags = map.flags);
+  const char* type = libbpf_bpf_map_type_str(static_cast<enum bpf_map_type>(map.type));
+  what = "map '" + map.name + "' (" + (type != nullptr ? type : std::to_string(map.type)) + "): BPF_MAP_CREATE";
+  const int fd = bpf_map_create(static_cast<enum bpf_map_type>(map.type), nullptr, map.key_size, map.value_size,
+                                map.max_entries, &options);
   if (fd < 0) return fd;
-  fds.keep(static_cast<int>(fd));
+  fds.keep(fd);
   if (!map.initial.empty()) {
     std::vector<uint8_t> value = map.initial;
     value.resize(map.value_size, 0);
     const uint32_t key = 0;
-    std::memset(&attr, 0, sizeof attr);
-    attr.map_fd = static_cast<uint32_t>(fd);
-    attr.key = pointer(&key);
-    attr.value = pointer(value.data());
-    attr.flags = BPF_ANY;
-    what = "BPF_MAP_UPDATE_ELEM";
-    const long result = sys.bpf(sys.context, BPF_MAP_UPDATE_ELEM, &attr, sizeof attr);
+    what = "map '" + map.name + "': BPF_MAP_UPDATE_ELEM";
+    const int result = bpf_map_update_elem(fd, &key, value.data(), BPF_ANY);
     if (result < 0) return result;
   }
   if (map.freeze) {
-    std::memset(&attr, 0, sizeof attr);
-    attr.map_fd = static_cast<uint32_t>(fd);
-    what = "BPF_MAP_FREEZE";
-    const long result = sys.bpf(sys.context, BPF_MAP_FREEZE, &attr, sizeof attr);
+    what = "map '" + map.name + "': BPF_MAP_FREEZE";
+    const int result = bpf_map_freeze(fd);
     if (result < 0) return result;
   }
   return fd;
 }
 
-// uapi BPF_MAP_TYPE_* for keel's map kinds.
-uint32_t linux_map_type(MapType type) {
-  switch (type) {
-    case MapType::array:
-      return BPF_MAP_TYPE_ARRAY;
-    case MapType::hash:
-      return BPF_MAP_TYPE_HASH;
-    case MapType::percpu_array:
-      return BPF_MAP_TYPE_PERCPU_ARRAY;
-    case MapType::percpu_hash:
-      return BPF_MAP_TYPE_PERCPU_HASH;
-    case MapType::lru_hash:
-      return BPF_MAP_TYPE_LRU_HASH;
-    case MapType::lru_percpu_hash:
-      return BPF_MAP_TYPE_LRU_PERCPU_HASH;
-    case MapType::prog_array:
-      return BPF_MAP_TYPE_PROG_ARRAY;
-    case MapType::perf_event_array:
-      return BPF_MAP_TYPE_PERF_EVENT_ARRAY;
-    case MapType::ringbuf:
-      return BPF_MAP_TYPE_RINGBUF;
-    case MapType::stack_trace:
-      return BPF_MAP_TYPE_STACK_TRACE;
-    case MapType::lpm_trie:
-      return BPF_MAP_TYPE_LPM_TRIE;
-    case MapType::cgroup_array:
-      return BPF_MAP_TYPE_CGROUP_ARRAY;
-    case MapType::devmap:
-      return BPF_MAP_TYPE_DEVMAP;
-    case MapType::devmap_hash:
-      return BPF_MAP_TYPE_DEVMAP_HASH;
-    case MapType::cpumap:
-      return BPF_MAP_TYPE_CPUMAP;
-    case MapType::xskmap:
-      return BPF_MAP_TYPE_XSKMAP;
-    default:
-      // Only --map's kinds (verify_args.cc) come here; others have no name there.
-      break;
+Attempt load_raw_once(const RawRequest& request, const LoadSettings& settings, std::vector<char>& log) {
+  Attempt attempt;
+  FdSet fds;
+  // Only the maps the program names are made: a map the kernel cannot
+  // have (map-in-map, ...) matters only to the programs that use it.
+  std::vector<int> map_fds(request.map_count, -1);
+  for (const uint32_t index : referenced_maps(request.insns, request.slots)) {
+    if (index >= request.map_count) continue;
+    const LinuxMap& map = request.maps[index];
+    if (!map.problem.empty()) {
+      attempt.error = EINVAL;
+      attempt.loader_message = map.problem;
+      return attempt;
+    }
+    const int fd = create_map(map, fds, attempt.what);
+    if (fd < 0) {
+      attempt.error = -fd;
+      return attempt;
+    }
+    map_fds[index] = fd;
   }
-  return BPF_MAP_TYPE_UNSPEC;
+  std::vector<uint8_t> insns(request.insns, request.insns + request.slots * 8);
+  patch_map_references(insns, map_fds);
+
+  LIBBPF_OPTS(bpf_prog_load_opts, options,
+              .expected_attach_type = static_cast<enum bpf_attach_type>(request.type.expected_attach_type),
+              .prog_flags = settings.strict_alignment ? uint32_t{BPF_F_STRICT_ALIGNMENT} : 0u,
+              .log_level = log_level(settings), .log_size = static_cast<uint32_t>(log.size()), .log_buf = log.data());
+  const char* type = libbpf_bpf_prog_type_str(static_cast<enum bpf_prog_type>(request.type.prog_type));
+  attempt.what = "BPF_PROG_LOAD failed before verification (program type " +
+                 std::string(type != nullptr ? type : std::to_string(request.type.prog_type)) + ", attach type " +
+                 std::to_string(request.type.expected_attach_type) + ")";
+  const int fd = bpf_prog_load(static_cast<enum bpf_prog_type>(request.type.prog_type), nullptr,
+                               request.license.c_str(), reinterpret_cast<const struct bpf_insn*>(insns.data()),
+                               insns.size() / 8, &options);
+  if (fd >= 0) {
+    ::close(fd);
+    return attempt;
+  }
+  attempt.error = -fd;
+  return attempt;
 }
 
-// libbpf: a perf event array declared without max_entries gets one entry
-// per possible CPU.
-void fill_in_max_entries(LinuxMap& map) {
-  if (map.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY && map.max_entries == 0) {
-    const long cpus = sysconf(_SC_NPROCESSORS_CONF);
-    map.max_entries = cpus > 0 ? static_cast<uint32_t>(cpus) : 1;
+// The uapi enum value called `name` by libbpf's `name_of`, or -1.
+template <class Enum>
+int enum_by_name(const std::string& name, const char* (*name_of)(Enum), int count) {
+  for (int value = 0; value < count; ++value) {
+    const char* known = name_of(static_cast<Enum>(value));
+    if (known != nullptr && name == known) return value;
   }
+  return -1;
 }
 
-struct TypeName {
-  const char* name;
-  uint32_t type;
-};
-// keel's and libbpf's program type names (section_types.cc) with the uapi
-// enum bpf_prog_type values. tracing, lsm, ext and struct_ops are missing:
-// they need a BTF attach target that keel does not supply.
-constexpr TypeName kProgramTypes[] = {
-    {"socket_filter", BPF_PROG_TYPE_SOCKET_FILTER},
-    {"kprobe", BPF_PROG_TYPE_KPROBE},
-    {"sched_cls", BPF_PROG_TYPE_SCHED_CLS},
-    {"sched_act", BPF_PROG_TYPE_SCHED_ACT},
-    {"tracepoint", BPF_PROG_TYPE_TRACEPOINT},
-    {"xdp", BPF_PROG_TYPE_XDP},
-    {"perf_event", BPF_PROG_TYPE_PERF_EVENT},
-    {"cgroup_skb", BPF_PROG_TYPE_CGROUP_SKB},
-    {"cgroup_sock", BPF_PROG_TYPE_CGROUP_SOCK},
-    {"lwt_in", BPF_PROG_TYPE_LWT_IN},
-    {"lwt_out", BPF_PROG_TYPE_LWT_OUT},
-    {"lwt_xmit", BPF_PROG_TYPE_LWT_XMIT},
-    {"lwt_seg6local", BPF_PROG_TYPE_LWT_SEG6LOCAL},
-    {"sock_ops", BPF_PROG_TYPE_SOCK_OPS},
-    {"sk_skb", BPF_PROG_TYPE_SK_SKB},
-    {"cgroup_device", BPF_PROG_TYPE_CGROUP_DEVICE},
-    {"sk_msg", BPF_PROG_TYPE_SK_MSG},
-    {"raw_tracepoint", BPF_PROG_TYPE_RAW_TRACEPOINT},
-    {"cgroup_sock_addr", BPF_PROG_TYPE_CGROUP_SOCK_ADDR},
-    {"sk_reuseport", BPF_PROG_TYPE_SK_REUSEPORT},
-    {"flow_dissector", BPF_PROG_TYPE_FLOW_DISSECTOR},
-    {"cgroup_sysctl", BPF_PROG_TYPE_CGROUP_SYSCTL},
-    {"raw_tracepoint_writable", BPF_PROG_TYPE_RAW_TRACEPOINT_WRITABLE},
-    {"cgroup_sockopt", BPF_PROG_TYPE_CGROUP_SOCKOPT},
-    {"sk_lookup", BPF_PROG_TYPE_SK_LOOKUP},
-    {"syscall", BPF_PROG_TYPE_SYSCALL},
+int prog_type_by_name(const std::string& name) {
+  return enum_by_name<enum bpf_prog_type>(name, &libbpf_bpf_prog_type_str, kEnumLimit);
+}
+
+struct ObjectCloser {
+  bpf_object* object;
+  ~ObjectCloser() { bpf_object__close(object); }
 };
 
-struct SectionAttach {
-  const char* section;  // exact name, or a prefix when it ends in '*'
-  uint32_t attach;
-};
-// The expected_attach_type libbpf derives from SEC() names; the kernel
-// requires one for these types (kernel/bpf/syscall.c
-// bpf_prog_load_check_attach()), and cgroup_skb's return range depends on it.
-constexpr SectionAttach kAttachTypes[] = {
-    {"cgroup_skb/ingress", BPF_CGROUP_INET_INGRESS},
-    {"cgroup_skb/egress", BPF_CGROUP_INET_EGRESS},
-    {"cgroup/sock_create", BPF_CGROUP_INET_SOCK_CREATE},
-    {"cgroup/sock_release", BPF_CGROUP_INET_SOCK_RELEASE},
-    {"cgroup/post_bind4", BPF_CGROUP_INET4_POST_BIND},
-    {"cgroup/post_bind6", BPF_CGROUP_INET6_POST_BIND},
-    {"cgroup/sock*", BPF_CGROUP_INET_SOCK_CREATE},
-    {"cgroup/bind4", BPF_CGROUP_INET4_BIND},
-    {"cgroup/bind6", BPF_CGROUP_INET6_BIND},
-    {"cgroup/connect4", BPF_CGROUP_INET4_CONNECT},
-    {"cgroup/connect6", BPF_CGROUP_INET6_CONNECT},
-    {"cgroup/sendmsg4", BPF_CGROUP_UDP4_SENDMSG},
-    {"cgroup/sendmsg6", BPF_CGROUP_UDP6_SENDMSG},
-    {"cgroup/recvmsg4", BPF_CGROUP_UDP4_RECVMSG},
-    {"cgroup/recvmsg6", BPF_CGROUP_UDP6_RECVMSG},
-    {"cgroup/getpeername4", BPF_CGROUP_INET4_GETPEERNAME},
-    {"cgroup/getpeername6", BPF_CGROUP_INET6_GETPEERNAME},
-    {"cgroup/getsockname4", BPF_CGROUP_INET4_GETSOCKNAME},
-    {"cgroup/getsockname6", BPF_CGROUP_INET6_GETSOCKNAME},
-    {"cgroup/getsockopt", BPF_CGROUP_GETSOCKOPT},
-    {"cgroup/setsockopt", BPF_CGROUP_SETSOCKOPT},
-    {"cgroup/dev", BPF_CGROUP_DEVICE},
-    {"cgroup/sysctl", BPF_CGROUP_SYSCTL},
-    {"sockops*", BPF_CGROUP_SOCK_OPS},
-    {"sk_lookup*", BPF_SK_LOOKUP},
-    {"sk_reuseport/migrate*", BPF_SK_REUSEPORT_SELECT_OR_MIGRATE},
-    {"sk_reuseport*", BPF_SK_REUSEPORT_SELECT},
-    {"kprobe.multi*", BPF_TRACE_KPROBE_MULTI},
-    {"kretprobe.multi*", BPF_TRACE_KPROBE_MULTI},
-    {"xdp/devmap*", BPF_XDP_DEVMAP},
-    {"xdp/cpumap*", BPF_XDP_CPUMAP},
-    {"xdp.frags/devmap*", BPF_XDP_DEVMAP},
-    {"xdp.frags/cpumap*", BPF_XDP_CPUMAP},
-};
-
-bool section_matches(const std::string& section, const char* pattern) {
-  const size_t length = std::strlen(pattern);
-  if (length > 0 && pattern[length - 1] == '*') return section.compare(0, length - 1, pattern, length - 1) == 0;
-  return section == pattern;
+Attempt load_object_once(const ObjectRequest& request, const LoadSettings& settings, std::vector<char>& log) {
+  Attempt attempt;
+  const LibbpfMessages messages;
+  LIBBPF_OPTS(bpf_object_open_opts, open_options, .object_name = request.name.c_str(),
+              .btf_custom_path = settings.btf_path.empty() ? nullptr : settings.btf_path.c_str());
+  bpf_object* object = bpf_object__open_mem(request.bytes, request.size, &open_options);
+  if (object == nullptr) {
+    attempt.error = errno != 0 ? errno : EINVAL;
+    attempt.loader_message = messages.cause();
+    attempt.what = kCannotOpen;
+    return attempt;
+  }
+  const ObjectCloser closer{object};
+  // The program by section and function name; failing that, the one
+  // program of the section (keel names a program after its section where
+  // an old object's function symbol is not the one libbpf uses).
+  bpf_program* target = nullptr;
+  bpf_program* in_section = nullptr;
+  size_t section_programs = 0;
+  bpf_program* program = nullptr;
+  bpf_object__for_each_program(program, object) {
+    if (request.section != bpf_program__section_name(program)) continue;
+    ++section_programs;
+    in_section = program;
+    if (request.function == bpf_program__name(program)) target = program;
+  }
+  if (target == nullptr && section_programs == 1) target = in_section;
+  bpf_object__for_each_program(program, object) bpf_program__set_autoload(program, program == target);
+  if (target == nullptr) {
+    attempt.error = ENOENT;
+    attempt.loader_message = "libbpf lists no program " + request.section + "/" + request.function;
+    attempt.what = kNoProgram;
+    return attempt;
+  }
+  const std::string& type_name = !request.type.empty() ? request.type
+                                  : bpf_program__type(target) == BPF_PROG_TYPE_UNSPEC ? request.fallback_type
+                                                                                      : request.type;
+  if (!type_name.empty()) {
+    const int type = prog_type_by_name(type_name);
+    if (type < 0) {
+      attempt.error = EINVAL;
+      attempt.loader_message = "program type '" + type_name + "' is not one libbpf knows";
+      return attempt;
+    }
+    bpf_program__set_type(target, static_cast<enum bpf_prog_type>(type));
+  }
+  bpf_program__set_log_level(target, log_level(settings));
+  bpf_program__set_log_buf(target, log.data(), log.size());
+  if (settings.strict_alignment) bpf_program__set_flags(target, bpf_program__flags(target) | BPF_F_STRICT_ALIGNMENT);
+  const int error = bpf_object__load(object);
+  if (error != 0) {
+    attempt.error = -error;
+    attempt.loader_message = messages.cause();
+    attempt.what = "libbpf cannot load the object";
+  }
+  return attempt;
 }
 
 }  // namespace
 
-BpfSys system_bpf() {
-  BpfSys sys;
+bool bpf_denied_by_environment() {
   const char* deny = std::getenv("KEEL_COMPARE_DENY_BPF");
-  const bool denied = deny != nullptr && deny[0] != '\0' && std::strcmp(deny, "0") != 0;
-  sys.bpf = denied ? &denied_call : &system_call;
-  sys.close = &system_close;
-  return sys;
+  return deny != nullptr && deny[0] != '\0' && std::strcmp(deny, "0") != 0;
 }
 
 LinuxLog parse_linux_log(const std::string& text) {
@@ -287,15 +315,38 @@ LinuxLog parse_linux_log(const std::string& text) {
   return log;
 }
 
-LinuxMap linux_map(const std::string& name, const MapDescriptor& map) {
+namespace {
+
+// libbpf: a perf event array declared without max_entries gets one entry
+// per possible CPU.
+void fill_in_max_entries(LinuxMap& map) {
+  if (map.type == BPF_MAP_TYPE_PERF_EVENT_ARRAY && map.max_entries == 0) {
+    const long cpus = sysconf(_SC_NPROCESSORS_CONF);
+    map.max_entries = cpus > 0 ? static_cast<uint32_t>(cpus) : 1;
+  }
+}
+
+void check_kernel_equivalent(LinuxMap& map) {
+  if (map.type == BPF_MAP_TYPE_ARRAY_OF_MAPS || map.type == BPF_MAP_TYPE_HASH_OF_MAPS)
+    map.problem = "map '" + map.name + "' holds maps, and no inner map is known here";
+  else if (map.type == BPF_MAP_TYPE_SK_STORAGE || map.type == BPF_MAP_TYPE_INODE_STORAGE ||
+           map.type == BPF_MAP_TYPE_TASK_STORAGE || map.type == BPF_MAP_TYPE_STRUCT_OPS)
+    map.problem = "map '" + map.name + "' needs BTF, which an object libbpf cannot open does not give";
+}
+
+}  // namespace
+
+LinuxMap linux_map(const std::string& name, const std::string& type_name, const MapDescriptor& map) {
   LinuxMap out;
   out.name = name;
-  out.type = linux_map_type(map.type);
+  const int type = enum_by_name<enum bpf_map_type>(type_name, &libbpf_bpf_map_type_str, kEnumLimit);
+  out.type = type < 0 ? 0 : static_cast<uint32_t>(type);
   out.key_size = map.key_size;
   out.value_size = map.value_size;
   out.max_entries = map.max_entries;
   out.flags = (map.read_only ? uint32_t{BPF_F_RDONLY_PROG} : 0u) | (map.write_only ? uint32_t{BPF_F_WRONLY_PROG} : 0u);
-  if (out.type == BPF_MAP_TYPE_UNSPEC) out.problem = "map '" + name + "' has no Linux map type";
+  if (type <= 0) out.problem = "map '" + name + "' has no Linux map type '" + type_name + "'";
+  check_kernel_equivalent(out);
   fill_in_max_entries(out);
   return out;
 }
@@ -317,33 +368,24 @@ LinuxMap linux_map(const MapDescriptor& descriptor, const ElfMap& info) {
     if (info.initial != nullptr) out.initial.assign(info.initial, info.initial + descriptor.value_size);
     out.freeze = (out.flags & BPF_F_RDONLY_PROG) != 0;
   }
-  if (out.type == BPF_MAP_TYPE_ARRAY_OF_MAPS || out.type == BPF_MAP_TYPE_HASH_OF_MAPS)
-    out.problem = "map '" + out.name + "' holds maps: keel does not read the inner map's definition";
-  else if (out.type == BPF_MAP_TYPE_SK_STORAGE || out.type == BPF_MAP_TYPE_INODE_STORAGE ||
-           out.type == BPF_MAP_TYPE_TASK_STORAGE || out.type == BPF_MAP_TYPE_STRUCT_OPS)
-    out.problem = "map '" + out.name + "' needs BTF, which keel does not pass to the kernel";
+  check_kernel_equivalent(out);
   fill_in_max_entries(out);
   return out;
 }
 
 std::string linux_program_type(const std::string& type, const std::string& section, LinuxProgramType& out) {
   out = LinuxProgramType{};
-  const TypeName* found = nullptr;
-  for (const TypeName& entry : kProgramTypes)
-    if (type == entry.name) found = &entry;
-  if (found == nullptr) {
-    if (type == "tracing" || type == "lsm" || type == "ext" || type == "struct_ops")
-      return "program type '" + type + "' needs a BTF attach target, which keel does not pass to the kernel";
-    return "program type '" + type + "' is not one keel can load into Linux";
-  }
-  out.prog_type = found->type;
-  for (const SectionAttach& entry : kAttachTypes) {
-    if (section_matches(section, entry.section)) {
-      out.expected_attach_type = entry.attach;
-      break;
-    }
-  }
-  if (section_matches(section, "xdp.frags*")) out.prog_flags |= BPF_F_XDP_HAS_FRAGS;
+  const int found = prog_type_by_name(type);
+  if (found <= 0) return "program type '" + type + "' is not one libbpf can load into Linux";
+  out.prog_type = static_cast<uint32_t>(found);
+  // The attach type libbpf derives from the SEC() name, where its program
+  // type is this one (the kernel requires one for some types:
+  // kernel/bpf/syscall.c bpf_prog_load_check_attach()).
+  enum bpf_prog_type section_type = BPF_PROG_TYPE_UNSPEC;
+  enum bpf_attach_type attach = static_cast<enum bpf_attach_type>(0);
+  if (!section.empty() && libbpf_prog_type_by_name(section.c_str(), &section_type, &attach) == 0 &&
+      static_cast<int>(section_type) == found)
+    out.expected_attach_type = static_cast<uint32_t>(attach);
   return "";
 }
 
@@ -387,82 +429,61 @@ void patch_map_references(std::vector<uint8_t>& insns, const std::vector<int>& f
   }
 }
 
-LinuxResult load_in_linux(const BpfSys& sys, const LinuxRequest& request) {
+LinuxResult classify_load(int error, const std::string& log_text, const std::string& loader_message,
+                          const std::string& what) {
   LinuxResult result;
-  FdSet fds(sys);
-  // Only the maps the program names are made: a map the kernel cannot
-  // have (map-in-map, ...) matters only to the programs that use it.
-  std::vector<int> map_fds(request.map_count, -1);
-  for (const uint32_t index : referenced_maps(request.insns, request.slots)) {
-    if (index >= request.map_count) continue;
-    const LinuxMap& map = request.maps[index];
-    if (!map.problem.empty()) {
-      result.message = map.problem;
-      return result;
-    }
-    std::string what;
-    const long fd = create_map(sys, map, fds, what);
-    if (fd < 0) {
-      result.error = static_cast<int>(-fd);
-      if (is_not_permitted(fd)) {
-        result.outcome = LinuxOutcome::not_permitted;
-        result.message = not_permitted_message(result.error);
-      } else {
-        result.message =
-            "map '" + map.name + "' (type " + std::to_string(map.type) + "): " + what + ": " + errno_name(result.error);
-      }
-      return result;
-    }
-    map_fds[index] = static_cast<int>(fd);
+  result.error = error;
+  result.log_text = log_text;
+  result.log = parse_linux_log(log_text);
+  if (error == 0) {
+    result.outcome = LinuxOutcome::accepted;
+    return result;
   }
-  std::vector<uint8_t> insns(request.insns, request.insns + request.slots * 8);
-  patch_map_references(insns, map_fds);
-
-  std::vector<char> log(request.full_log ? size_t{16} << 20 : size_t{1} << 16);
-  std::vector<int64_t> times;
-  const uint32_t first = request.warm_up ? 0 : 1;
-  for (uint32_t run = first; run <= std::max<uint32_t>(request.runs, 1); ++run) {
-    long fd = prog_load(sys, request, insns, log);
-    // A full log fails the load with ENOSPC whatever the verdict
-    // (kernel/bpf/verifier.c bpf_check()): again with a larger one.
-    while (fd == -ENOSPC && log.size() < kMaxLog) {
-      log.assign(std::min(log.size() * 16, kMaxLog), '\0');
-      fd = prog_load(sys, request, insns, log);
-    }
-    if (fd >= 0) sys.close(sys.context, static_cast<int>(fd));
-    result.log_text.assign(log.data(), strnlen(log.data(), log.size()));
-    result.log = parse_linux_log(result.log_text);
-    if (result.log.verification_us >= 0 && run > 0) times.push_back(result.log.verification_us);
-    if (fd >= 0) {
-      result.outcome = LinuxOutcome::accepted;
-      result.error = 0;
-      result.message.clear();
-      continue;
-    }
-    result.error = static_cast<int>(-fd);
-    // An empty log: the verifier never ran. EPERM or ENOSYS there is about
-    // bpf(2) itself; EINVAL about the attributes, typically a program or
-    // attach type this kernel does not have.
-    if (result.log_text.empty() && is_not_permitted(fd)) {
-      result.outcome = LinuxOutcome::not_permitted;
-      result.message = not_permitted_message(result.error);
-      return result;
-    }
-    if (result.log_text.empty() && fd == -EINVAL) {
-      result.outcome = LinuxOutcome::unavailable;
-      result.message = "BPF_PROG_LOAD: EINVAL before verification (program type " +
-                       std::to_string(request.type.prog_type) + ", attach type " +
-                       std::to_string(request.type.expected_attach_type) + " unknown to this kernel?)";
-      return result;
-    }
+  // libbpf replaces an instruction whose CO-RE relocation failed with a
+  // call of helper 0xbad2310 (libbpf relo_core.c, bpf_core_poison_insn()):
+  // the verifier then refuses a program it was never really given.
+  if (result.log.last_line.find("unknown#195896080") != std::string::npos) {
+    result.outcome = LinuxOutcome::unavailable;
+    result.message = "a CO-RE relocation failed against this kernel's BTF" +
+                     (loader_message.empty() ? std::string() : " (" + loader_message + ")");
+    return result;
+  }
+  // Text in the log: the verifier ran and refused the program.
+  if (!log_text.empty()) {
     result.outcome = LinuxOutcome::rejected;
-    result.message = errno_name(result.error) + ": " +
-                     (result.log.last_line.empty() ? std::string(std::strerror(result.error)) : result.log.last_line);
+    result.message = errno_name(error) + ": " +
+                     (result.log.last_line.empty() ? std::string(std::strerror(error)) : result.log.last_line);
+    return result;
   }
-  if (!times.empty()) {
-    std::sort(times.begin(), times.end());
-    result.verification_us = times[times.size() / 2];
+  // An empty log: the verifier never ran. EPERM or ENOSYS there is about
+  // bpf(2) itself; anything else about what the loader or the kernel lacks.
+  if (is_not_permitted(error)) {
+    result.outcome = LinuxOutcome::not_permitted;
+    result.message = not_permitted_message(error);
+    return result;
   }
+  result.outcome = LinuxOutcome::unavailable;
+  if (!loader_message.empty())
+    result.message = loader_message;
+  else
+    result.message = (what.empty() ? std::string("load") : what) + ": " + errno_name(error);
+  return result;
+}
+
+LinuxResult load_raw_in_linux(const RawRequest& request, const LoadSettings& settings) {
+  if (bpf_denied_by_environment()) return classify_load(EPERM, "", "", "");
+  return timed_loads(settings, [&](std::vector<char>& log) { return load_raw_once(request, settings, log); });
+}
+
+LinuxResult load_object_in_linux(const ObjectRequest& request, const LoadSettings& settings) {
+  if (bpf_denied_by_environment()) return classify_load(EPERM, "", "", "");
+  bool unopened = false;
+  LinuxResult result = timed_loads(settings, [&](std::vector<char>& log) {
+    Attempt attempt = load_object_once(request, settings, log);
+    unopened = attempt.what == kCannotOpen || attempt.what == kNoProgram;
+    return attempt;
+  });
+  result.libbpf_cannot_prepare = unopened && result.outcome == LinuxOutcome::unavailable;
   return result;
 }
 

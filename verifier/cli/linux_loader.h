@@ -1,9 +1,16 @@
-// The running kernel's side of `keel compare`: create maps equivalent to a
-// program's, point its map references at them, load it with BPF_PROG_LOAD
-// under a statistics log, and read the verdict and the kernel's own
-// verification time from that log. Programs are never attached; every fd
-// is closed before load_in_linux() returns. bpf(2) goes through BpfSys
-// hooks so that tests can stand in for the kernel.
+// The running kernel's side of `keel compare`, through libbpf
+// (docs/adr/0046). An ELF object is opened from its bytes with
+// bpf_object__open_mem() and loaded one program at a time (every other
+// program's autoload off), so the kernel gets what libbpf would give it:
+// the object's BTF with func_info and line_info, BTF-defined maps and their
+// inner maps, global data (filled; .rodata frozen), CO-RE relocations
+// against the kernel's BTF. A raw program (.bin / .s with --map) has no BTF:
+// its maps are made with bpf_map_create() and it is loaded with
+// bpf_prog_load(); so has, as a fallback, the program of an object libbpf
+// cannot open or lists no such program in (keel's relocated copy, its maps
+// made from keel's reading of the object). Nothing is attached; every fd is closed before a load
+// returns. Whatever keeps a program from reaching the verifier makes it
+// `unavailable`, with the reason: never a verdict (classify_load()).
 #pragma once
 
 #include <cstddef>
@@ -16,18 +23,10 @@
 
 namespace keel::cli {
 
-// bpf(2) and close(2) as hooks; results are >= 0 or -errno.
-struct BpfSys {
-  long (*bpf)(void* context, int cmd, void* attr, uint32_t size) = nullptr;
-  int (*close)(void* context, int fd) = nullptr;
-  void* context = nullptr;
-};
-
-// The real system calls; or, when the environment variable
-// KEEL_COMPARE_DENY_BPF is set to anything but "" or "0" (for tests of the
-// refused path on machines that do permit bpf(2)), a bpf(2) that always
-// fails with EPERM.
-BpfSys system_bpf();
+// True when the environment variable KEEL_COMPARE_DENY_BPF is set to
+// anything but "" or "0": bpf(2) is then treated as refused (EPERM)
+// without being called, for tests of that path on machines that permit it.
+bool bpf_denied_by_environment();
 
 // What a verifier log says.
 struct LinuxLog {
@@ -37,7 +36,7 @@ struct LinuxLog {
 };
 LinuxLog parse_linux_log(const std::string& text);
 
-// A map as BPF_MAP_CREATE wants it.
+// A map of a raw program, as bpf_map_create() wants it.
 struct LinuxMap {
   std::string name;
   uint32_t type = 0;  // BPF_MAP_TYPE_*
@@ -50,22 +49,25 @@ struct LinuxMap {
   std::string problem;           // not empty: no kernel equivalent can be made, and why
 };
 
-// A --map of a raw program.
-LinuxMap linux_map(const std::string& name, const MapDescriptor& map);
-// A map of an ELF object (`descriptor` and `info` of the same index).
+// A --map: `type_name` is libbpf's name of the map type ("array",
+// "lru_hash", ...: libbpf_bpf_map_type_str()), as --map takes it.
+LinuxMap linux_map(const std::string& name, const std::string& type_name, const MapDescriptor& map);
+// A map of an ELF object libbpf cannot open (legacy SEC("maps")
+// definitions, which libbpf 1.x refuses): keel's reading of it
+// (`descriptor` and `info` of the same index), for a load without BTF.
 LinuxMap linux_map(const MapDescriptor& descriptor, const ElfMap& info);
 
-// BPF_PROG_LOAD's type fields.
+// BPF_PROG_LOAD's type fields for a raw program.
 struct LinuxProgramType {
   uint32_t prog_type = 0;             // BPF_PROG_TYPE_*
   uint32_t expected_attach_type = 0;  // BPF_* attach type; 0 where the type does not check it
-  uint32_t prog_flags = 0;            // e.g. BPF_F_XDP_HAS_FRAGS for SEC("xdp.frags")
 };
 
-// The kernel type for program type name `type` (keel's and libbpf's names:
-// "xdp", "cgroup_sock_addr", ...) as SEC(`section`) would load it
-// (`section` "" for a raw program). An empty string when found, else why
-// the kernel side cannot load it.
+// The kernel type for program type `type` as libbpf names it
+// (libbpf_bpf_prog_type_str(): "xdp", "cgroup_sock_addr", ...), with the
+// attach type SEC(`section`) gives (libbpf_prog_type_by_name(); `section`
+// "" for a raw program). An empty string when found, else why the kernel
+// side cannot load it.
 std::string linux_program_type(const std::string& type, const std::string& section, LinuxProgramType& out);
 
 // The map indices that lddw instructions of `insns` name (BPF_PSEUDO_MAP_FD,
@@ -77,24 +79,39 @@ std::vector<uint32_t> referenced_maps(const uint8_t* insns, size_t slots);
 // missing map) when the index has no fd.
 void patch_map_references(std::vector<uint8_t>& insns, const std::vector<int>& fds);
 
-struct LinuxRequest {
+// How every load is made and timed.
+struct LoadSettings {
+  bool strict_alignment = false;  // BPF_F_STRICT_ALIGNMENT
+  bool full_log = false;          // log_level 1|4 (the instruction trace too) instead of 4
+  uint32_t runs = 1;              // loads; the time reported is their median
+  bool warm_up = false;           // one more load first, its time not counted
+  std::string btf_path;           // --btf: libbpf's btf_custom_path for CO-RE ("": the running kernel's)
+};
+
+struct RawRequest {
   const uint8_t* insns = nullptr;  // slots * 8 bytes, map references by index
   size_t slots = 0;
   LinuxProgramType type;
   const LinuxMap* maps = nullptr;  // lddw imm indexes this
   size_t map_count = 0;
   std::string license = "GPL";
-  bool strict_alignment = false;  // BPF_F_STRICT_ALIGNMENT
-  bool full_log = false;          // log_level 1|4 (the instruction trace too) instead of 4
-  uint32_t runs = 1;              // loads; the time reported is their median
-  bool warm_up = false;           // one more load first, its time not counted
+};
+
+struct ObjectRequest {
+  const uint8_t* bytes = nullptr;  // the whole ELF object
+  size_t size = 0;
+  std::string name;      // the object's name (its file name)
+  std::string section;   // the program: its section and function
+  std::string function;
+  std::string type;      // not empty: load as this program type (libbpf's name) instead of the section's
+  std::string fallback_type;  // the type where libbpf's section names give none (keel's reading of SEC())
 };
 
 enum class LinuxOutcome : uint8_t {
   accepted,
-  rejected,       // the verifier (or the load) refused the program
-  unavailable,    // this program cannot be loaded here (map or program type the kernel or keel lacks)
-  not_permitted,  // bpf(2) itself is refused (EPERM, ENOSYS): no program can be
+  rejected,       // the verifier refused the program
+  unavailable,    // this program cannot reach the verifier here (what libbpf or the kernel lacks): n/a
+  not_permitted,  // bpf(2) itself is refused (EPERM, ENOSYS): no program can be loaded
 };
 
 struct LinuxResult {
@@ -104,9 +121,22 @@ struct LinuxResult {
   LinuxLog log;                  // of the last load
   std::string log_text;          // of the last load
   int64_t verification_us = -1;  // median over the runs; -1 without BPF_LOG_STATS output
+  // load_object_in_linux(): libbpf could not open the object, or lists no
+  // such program in it (an old object's program without an STT_FUNC symbol).
+  bool libbpf_cannot_prepare = false;
 };
 
-LinuxResult load_in_linux(const BpfSys& sys, const LinuxRequest& request);
+// What one load came to: `error` 0 (loaded) or its errno, the verifier's
+// log, and why the loader gave up before the verifier (`loader_message`,
+// e.g. libbpf's first warning). A log with text means the verifier ran:
+// a rejection, unless all it refused is the call libbpf puts in place of
+// an instruction whose CO-RE relocation failed (`unavailable`). Without one, EPERM / ENOSYS is bpf(2) refused, anything
+// else `unavailable` with the loader's reason (or `what` failed and its errno).
+LinuxResult classify_load(int error, const std::string& log_text, const std::string& loader_message,
+                          const std::string& what);
+
+LinuxResult load_raw_in_linux(const RawRequest& request, const LoadSettings& settings);
+LinuxResult load_object_in_linux(const ObjectRequest& request, const LoadSettings& settings);
 
 // "EACCES" (or the number).
 std::string errno_name(int error);

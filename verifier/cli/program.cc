@@ -10,7 +10,7 @@
 
 namespace keel::cli {
 
-AsmResult assemble_text(const std::string& text, Bytes& out) {
+AsmResult assemble_text(const std::string& text, Bytes& out, const AsmOptions& options) {
   // Every line yields at most two slots (lddw); retry if the assembler
   // still asks for more (e.g. lines joined by a separator).
   size_t lines = 1;
@@ -18,7 +18,7 @@ AsmResult assemble_text(const std::string& text, Bytes& out) {
   size_t slots = 2 * lines + 2;
   for (;;) {
     out.assign(slots * 8, 0);
-    const AsmResult result = assemble(text.data(), text.size(), out.data(), slots);
+    const AsmResult result = assemble(text.data(), text.size(), out.data(), slots, options);
     if (result.error == AsmError::output_full && slots < (size_t{1} << 26)) {
       slots *= 4;
       continue;
@@ -30,7 +30,8 @@ AsmResult assemble_text(const std::string& text, Bytes& out) {
 
 std::string asm_error_message(const std::string& name, const AsmResult& result) {
   return name + ":" + std::to_string(result.line) + ":" + std::to_string(result.column) +
-         ": error: " + asm_error_name(result.error);
+         ": error: " + asm_error_name(result.error) +
+         (result.expected != nullptr ? std::string(": expected ") + result.expected : std::string());
 }
 
 std::string raw_program_problem(const Bytes& bytes) {

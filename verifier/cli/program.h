@@ -15,9 +15,9 @@
 namespace keel::cli {
 
 // Assembles `text` into `out` (growing the buffer as the assembler needs).
-AsmResult assemble_text(const std::string& text, Bytes& out);
+AsmResult assemble_text(const std::string& text, Bytes& out, const AsmOptions& options = {});
 
-// "NAME:LINE:COL: error: <asm_error_name>".
+// "NAME:LINE:COL: error: <asm_error_name>: expected <what>".
 std::string asm_error_message(const std::string& name, const AsmResult& result);
 
 // Why `bytes` cannot be an instruction stream ("" when it can): ELF,

@@ -1,5 +1,6 @@
 #include "verification.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <vector>
@@ -28,9 +29,21 @@ uint64_t since(Clock::time_point start) {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
 }
 
-std::string render(const Verdict& verdict) {
+// A rejection whose path is the one holding a reference (detail.limit: the acquiring pc).
+bool leaks_reference(const Verdict& verdict) {
+  return verdict.reason == Reason::unreleased_reference || verdict.reason == Reason::reference_held;
+}
+
+std::string render(const Verdict& verdict, const Program& program, const ProgramType& type,
+                   const CheckOptions& options) {
+  DescribeContext context;
+  context.program = &program;
+  context.type = &type;
+  context.helper_name = options.helper_name;
+  context.map_names = options.map_names;
+  context.map_count = options.map_names != nullptr ? options.verify.map_count : 0;
   char text[512];
-  describe(verdict, text, sizeof text);
+  describe(verdict, context, text, sizeof text);
   return text;
 }
 
@@ -50,12 +63,25 @@ void run_verifier(const Program& program, const ProgramType& type, const CheckOp
   }
   check.verify_ns = since(start);
   check.reason = reason_name(check.verdict.reason);
-  check.message = render(check.verdict);
+  check.message = render(check.verdict, program, type, options);
   if (options.with_state && !check.verdict.ok()) {
     Arena arena(memory.get(), size);
     std::vector<char> text(1 << 16);
     describe_state(program, type, options.verify, arena, check.verdict.pc, text.data(), text.size());
     check.state = text.data();
+  }
+  if (options.path_steps != 0 && !check.verdict.ok()) {
+    // Keep far more visits than the path shows: the path skips the visits
+    // of other branches in between.
+    TraceRecorder recorder(std::max<size_t>(options.path_steps * 16, size_t{1} << 14));
+    VerifyOptions traced = options.verify;
+    traced.step_log = &recorder.sink();
+    Arena arena(memory.get(), size);
+    const Verdict again = verify(program, type, traced, arena);
+    // Tracing folds no constants but gives the same verdict; a path is shown only for it.
+    if (again.reason == check.verdict.reason && again.pc == check.verdict.pc)
+      check.path = failure_path(program, recorder, check.verdict.pc, options.path_steps,
+                                leaks_reference(check.verdict) ? check.verdict.detail.limit : kNoReference);
   }
 }
 
@@ -91,9 +117,12 @@ Check check_program(const uint8_t* bytes, size_t size, const ProgramType& type, 
     check.insns = static_cast<uint32_t>(size / 8);
     check.reason = std::string("decode:") + decode_error_name(check.decoded.error);
     check.message = "pc " + std::to_string(check.decoded.pc) + ": decode: " + decode_error_name(check.decoded.error);
-    if (check.decoded.error == DecodeError::unknown_helper && check.decoded.pc < size / 8)
-      check.message += " (helper " + std::to_string(read_raw(bytes, check.decoded.pc).imm) + " is not one " +
-                       (type.name != nullptr ? type.name : "this type") + " offers)";
+    if (check.decoded.error == DecodeError::unknown_helper && check.decoded.pc < size / 8) {
+      const int32_t id = read_raw(bytes, check.decoded.pc).imm;
+      const char* name = options.helper_name != nullptr ? options.helper_name(id) : nullptr;
+      const std::string helper = name != nullptr ? std::string(name) + " (" + std::to_string(id) + ")" : std::to_string(id);
+      check.message += " (helper " + helper + " is not one " + (type.name != nullptr ? type.name : "this type") + " offers)";
+    }
     return check;
   }
   check.insns = instruction_count(program);

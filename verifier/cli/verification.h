@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "conformance_case.h"
+#include "failure_path.h"
 #include "keel/decode.h"
 #include "keel/platform.h"
 #include "keel/verify.h"
@@ -25,6 +26,7 @@ struct Check {
   std::string state;       // CheckOptions::with_state and a verifier rejection: describe_state at its pc
   size_t arena_bytes = 0;  // Arena::peak() of the verification
   uint64_t verify_ns = 0;  // steady_clock around decode + verify
+  FailurePath path;        // CheckOptions::path_steps and a verifier rejection: the path to its pc
 
   bool accepted() const { return decoded.ok() && verdict.ok(); }
   uint32_t pc() const { return decoded.ok() ? verdict.pc : decoded.pc; }
@@ -37,6 +39,12 @@ struct CheckOptions {
   uint32_t max_insns = 1u << 20;
   /// Render the abstract state at a rejected pc (re-runs the analysis).
   bool with_state = false;
+  /// Names helpers in the message ("bpf_spin_lock (93)"): linux_helper_name for Linux types.
+  const char* (*helper_name)(int32_t id) = nullptr;
+  /// Names of verify.maps by index (verify.map_count entries, any may be nullptr), or nullptr.
+  const char* const* map_names = nullptr;
+  /// Trace the path to a rejection (re-runs the analysis with a StepLog): at most this many steps, 0 none.
+  size_t path_steps = 0;
 };
 
 // Decodes `size` bytes (helpers: those `type` offers) and verifies them as `type`.

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "fuzz_check.h"
+#include "isa/ops.h"
 #include "keel/decode.h"
 
 namespace {
@@ -30,8 +31,7 @@ struct Outcome {
   Program program;
 };
 
-bool is_jump(Op op) { return op >= Op::jeq64_imm && op <= Op::ja; }
-bool is_lddw(Op op) { return op >= Op::lddw_imm64 && op <= Op::lddw_map_idx_value; }
+bool is_jump(Op op) { return keel::is_conditional_jump(op) || op == Op::ja; }
 
 // Decodes with an arena of `arena_bytes` (heap, exact size, so that ASan sees
 // any write past it) and checks what holds for every outcome.
@@ -77,7 +77,7 @@ Outcome decode_checked(const uint8_t* bytes, size_t size, const DecodeOptions& o
     KEEL_FUZZ_CHECK(insn.op < Op::count_);
     KEEL_FUZZ_CHECK(insn.dst < keel::kRegisterCount && insn.src < keel::kRegisterCount);
     KEEL_FUZZ_CHECK(insn.opcode == bytes[pc * 8]);
-    if (is_lddw(insn.op)) {
+    if (keel::is_lddw(insn.op)) {
       KEEL_FUZZ_CHECK(pc + 1 < p.count && p.insns[pc + 1].op == Op::lddw_tail);
       ++pc;
       continue;

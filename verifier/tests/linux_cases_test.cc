@@ -1,7 +1,7 @@
 // The Linux 6.1 verifier selftests (../shared/corpus/linux-verifier): keel
 // must agree with Linux on at least the recorded baseline and never accept
 // what Linux rejects beyond the documented divergences.
-#include "json.h"
+#include "case_json.h"
 #include "keel/decode.h"
 #include "keel/interp.h"
 #include "linux_cases.h"
@@ -96,15 +96,15 @@ TEST(LinuxCases, DocumentedDivergencesNeverTrapInTheGuardedInterpreter) {
     tools::Json json;
     std::string error;
     ASSERT_TRUE(tools::parse_json(line, json, error)) << error;
-    if (!documented(json["id"].str())) continue;
-    SCOPED_TRACE(json["id"].str());
-    std::vector<uint8_t> bytes = hex_bytes(json["insns"].str());
+    if (!documented(tools::text(json, "id"))) continue;
+    SCOPED_TRACE(tools::text(json, "id"));
+    std::vector<uint8_t> bytes = hex_bytes(tools::text(json, "insns"));
     // Map handles: the interpreter does not resolve them, and the handle only
     // reaches the stand-in lookup's r1, so each fixup's `lddw map_fd`
     // becomes a plain 64-bit immediate 0 (src 0, imm 0).
-    for (const tools::Json& map : json["maps"].array) {
-      for (const tools::Json& fixup : map["fixups"].array) {
-        const size_t slot = static_cast<size_t>(fixup.number) * 8;
+    for (const tools::Json& map : tools::items(json, "maps")) {
+      for (const tools::Json& fixup : tools::items(map, "fixups")) {
+        const size_t slot = static_cast<size_t>(tools::as_number(fixup)) * 8;
         ASSERT_LT(slot + 8, bytes.size());
         bytes[slot + 1] &= 0x0f;
         std::memset(&bytes[slot + 4], 0, 4);

@@ -82,11 +82,11 @@ struct Assembled {
   std::vector<uint8_t> bytes;
 };
 
-Assembled assemble_text(const std::string& text, size_t capacity = 0) {
+Assembled assemble_text(const std::string& text, size_t capacity = 0, const AsmOptions& options = {}) {
   if (capacity == 0) capacity = text.size() + 2;  // a slot per line is at most 2 per character
   Assembled a;
   a.bytes.assign(capacity * 8, 0);
-  a.result = assemble(text.data(), text.size(), a.bytes.data(), capacity);
+  a.result = assemble(text.data(), text.size(), a.bytes.data(), capacity, options);
   a.bytes.resize(a.result.slots * 8);
   return a;
 }
@@ -262,9 +262,6 @@ std::vector<Case> encoding_cases() {
   add("lock cmpxchg32 [%r10-8], %r1", {enc(STX | ATOMIC | W, 10, 1, -8, CMPXCHG)});
   add(".8byte 0x0000000000010005", {0x0000000000010005});
   add(".8byte -1", {~uint64_t{0}});
-  // Registers the field holds but the ISA lacks (uBPF's error tests use them).
-  add("mov %r11, 1", {enc(ALU64 | K | MOV, 11, 0, 0, 1)});
-  add("mov %r0, %r15", {enc(ALU64 | X | MOV, 0, 15, 0, 0)});
   return cases;
 }
 
@@ -622,6 +619,8 @@ TEST(TextAssemble, ErrorsCarryLineAndColumn) {
       {"lddw %r0, map_thing 3", AsmError::bad_operand, 1, 11},
       {"ja", AsmError::bad_operand, 1, 3},
       {"mov %r99, 1", AsmError::bad_register, 1, 5},
+      {"mov %r11, 1", AsmError::bad_register, 1, 5},             // RFC 9669 §2.3: r0..r10 only
+      {"stxdw [%r10-8], %r15", AsmError::bad_register, 1, 17},
       {"mov %r0, %r16", AsmError::bad_register, 1, 10},
       {"mov %x1, 1", AsmError::bad_register, 1, 5},
       {"neg %r1x", AsmError::bad_register, 1, 5},
@@ -653,11 +652,54 @@ TEST(TextAssemble, ErrorsCarryLineAndColumn) {
     EXPECT_EQ(r.error, c.error) << c.text << " gave " << asm_error_name(r.error);
     EXPECT_EQ(r.line, c.line) << c.text;
     EXPECT_EQ(r.column, c.column) << c.text;
+    // Every error says what would have been valid there.
+    ASSERT_NE(r.expected, nullptr) << c.text;
+    EXPECT_GT(std::strlen(r.expected), 3u) << c.text;
   }
   // output_full reports how much was written.
   std::vector<uint8_t> out(8);
   const AsmResult full = assemble("exit\nexit\n", 10, out.data(), 1);
   EXPECT_EQ(full.slots, 1u);
+}
+
+TEST(TextAssemble, ErrorsSayWhatWasExpected) {
+  const struct {
+    const char* text;
+    const char* expected;
+  } cases[] = {
+      {"mov %r11, 1", "a register %r0..%r10"},
+      {"mov r0, 1", "a register %r0..%r10"},
+      {"add %r0, [%r1]", "a register %rN or a number"},
+      {"ldxw %r0, %r1", "a memory operand [%rN+offset]"},
+      {"ldxw %r0, [%r1+4", "']' closing [%rN+offset]"},
+      {"mov %r0 1", "',' before the next operand"},
+      {"jeq %r1, 0, %r2", "a jump target: +N, -N or a label"},
+      {"frob %r1", "an instruction mnemonic (mov, ldxw, jeq, exit, ...) or a label"},
+      {"exit 1", "the end of the line (or a # comment)"},
+      {"ja +40000", "an offset from -32768 to +32767"},
+      {"mov %r0, 0x100000000", "a number from -2147483648 to 4294967295"},
+      {"ja nowhere", "a label defined as 'name:' on some line"},
+  };
+  for (const auto& c : cases) {
+    const Assembled a = assemble_text(c.text);
+    ASSERT_FALSE(a.result.ok()) << c.text;
+    ASSERT_NE(a.result.expected, nullptr) << c.text;
+    EXPECT_STREQ(a.result.expected, c.expected) << c.text;
+  }
+  EXPECT_EQ(assemble_text("exit").result.expected, nullptr);
+}
+
+TEST(TextAssemble, AnyRegisterFieldTakesR11ToR15) {
+  // The 4-bit fields hold 11..15, which a decoder must refuse; uBPF's error
+  // tests need programs that carry them.
+  AsmOptions options;
+  options.any_register_field = true;
+  const Assembled a = assemble_text("mov %r11, 1\nmov %r0, %r15\n", 0, options);
+  ASSERT_TRUE(a.result.ok()) << asm_error_name(a.result.error);
+  EXPECT_EQ(a.bytes, to_bytes({enc(ALU64 | K | MOV, 11, 0, 0, 1), enc(ALU64 | X | MOV, 0, 15, 0, 0)}));
+  const Assembled wide = assemble_text("mov %r16, 1", 0, options);
+  EXPECT_EQ(wide.result.error, AsmError::bad_register);
+  EXPECT_STREQ(wide.result.expected, "a register %r0..%r15");
 }
 
 TEST(TextAssemble, LabelOutOfRangeForItsField) {
@@ -726,6 +768,134 @@ DataFile read_data_file(const std::filesystem::path& path) {
   return file;
 }
 
+// ---- listings -----------------------------------------------------------------
+
+// The listing line of the first instruction of `text`.
+std::string listing_of(const std::string& text, const ListingOptions& options, size_t index = 0) {
+  const Assembled a = assemble_text(text);
+  EXPECT_TRUE(a.result.ok()) << text;
+  char line[256];
+  const size_t used = disassemble_line(a.bytes.data(), a.bytes.size() / 8, index, options, line, sizeof line);
+  EXPECT_GT(used, 0u) << text;
+  return line;
+}
+
+std::string llvm_of(const std::string& text) {
+  ListingOptions options;
+  options.syntax = Syntax::llvm;
+  return listing_of(text, options);
+}
+
+TEST(TextListing, LlvmSyntax) {
+  // What llvm-objdump -d prints (LLVM's BPFInstrInfo.td asm strings).
+  const std::pair<const char*, const char*> cases[] = {
+      {"mov %r6, %r1", "r6 = r1"},
+      {"mov32 %r0, -1", "w0 = -1"},
+      {"add %r2, -4", "r2 += -4"},
+      {"arsh32 %r1, 2", "w1 s>>= 2"},
+      {"sdiv %r1, %r2", "r1 s/= r2"},
+      {"smod32 %r1, 3", "w1 s%= 3"},
+      {"movsx832 %r1, %r2", "w1 = (s8)w2"},
+      {"neg %r3", "r3 = -r3"},
+      {"be16 %r1", "r1 = be16 r1"},
+      {"le64 %r1", "r1 = le64 r1"},
+      {"bswap32 %r1", "r1 = bswap32 r1"},
+      {"ldxw %r2, [%r1+4]", "r2 = *(u32 *)(r1 + 4)"},
+      {"ldxsh %r2, [%r1-2]", "r2 = *(s16 *)(r1 - 2)"},
+      {"stdw [%r10-8], 7", "*(u64 *)(r10 - 8) = 7"},
+      {"stxb [%r10-1], %r3", "*(u8 *)(r10 - 1) = r3"},
+      {"lddw %r1, 0x100000000", "r1 = 4294967296 ll"},
+      {"lddw %r1, map_fd 3", "r1 = map_fd 3 ll"},
+      {"lddw %r1, map_value 2 + 16", "r1 = map_value 2 + 16 ll"},
+      {"ja -1", "goto -1"},
+      {"ja32 +5", "gotol +5"},
+      {"jsgt %r1, 5, +3", "if r1 s> 5 goto +3"},
+      {"jlt32 %r1, %r2, -2", "if w1 < w2 goto -2"},
+      {"jset %r1, 8, +0", "if r1 & 8 goto +0"},
+      {"call 1", "call 1"},
+      {"call local +4", "call 4"},
+      {"call %r2", "callx r2"},
+      {"exit", "exit"},
+      {"lock add [%r1+0], %r2", "lock *(u64 *)(r1 + 0) += r2"},
+      {"lock add32 [%r1+8], %r2", "lock *(u32 *)(r1 + 8) += r2"},
+      {"lock or32 [%r1+0], %r2", "lock *(u32 *)(r1 + 0) |= w2"},
+      {"lock fetch add [%r1+0], %r2", "r2 = atomic_fetch_add((u64 *)(r1 + 0), r2)"},
+      {"lock fetch xor32 [%r1-4], %r2", "w2 = atomic_fetch_xor((u32 *)(r1 - 4), w2)"},
+      {"lock xchg [%r1+0], %r2", "r2 = xchg_64(r1 + 0, r2)"},
+      {"lock cmpxchg32 [%r1+0], %r2", "w0 = cmpxchg32_32(r1 + 0, w0, w2)"},
+      {"ldabsh 12", "r0 = *(u16 *)skb[12]"},
+      {"ldindb %r1, 14", "r0 = *(u8 *)skb[r1 + 14]"},
+      {".8byte 0x00000000000000ff", ".8byte 0x00000000000000ff"},
+  };
+  for (const auto& [text, want] : cases) EXPECT_EQ(llvm_of(text), want) << text;
+}
+
+TEST(TextListing, EveryCanonicalInstructionHasAnLlvmForm) {
+  ListingOptions options;
+  options.syntax = Syntax::llvm;
+  for (const Case& c : encoding_cases()) {
+    const std::vector<uint8_t> bytes = to_bytes(c.words);
+    char line[256];
+    ASSERT_GT(disassemble_line(bytes.data(), bytes.size() / 8, 0, options, line, sizeof line), 0u) << c.text;
+    if (std::string(c.text).rfind(".8byte", 0) != 0) {
+      EXPECT_EQ(std::string(line).find(".8byte"), std::string::npos) << c.text;
+    }
+  }
+}
+
+const char* test_helper_name(int32_t id) { return id == 1 ? "bpf_map_lookup_elem" : nullptr; }
+const char* test_map_name(const void*, uint32_t index) { return index == 0 ? "counters" : index == 1 ? ".bss" : nullptr; }
+const char* test_variable_at(const void*, uint32_t index, int32_t offset, int32_t* within) {
+  if (index != 1 || offset < 8 || offset >= 24) return nullptr;
+  *within = offset - 8;
+  return "table";
+}
+const char* test_function_at(const void*, size_t slot) { return slot == 5 ? "helper_fn" : nullptr; }
+
+TEST(TextListing, NamesAndLabels) {
+  ListingOptions options;
+  options.labels = true;
+  options.helper_name = test_helper_name;
+  options.map_name = test_map_name;
+  options.variable_at = test_variable_at;
+  options.function_at = test_function_at;
+  EXPECT_EQ(listing_of("lddw %r1, map_fd 0", options), "lddw %r1, counters");
+  EXPECT_EQ(listing_of("lddw %r1, map_value 1 + 12", options), "lddw %r1, table + 4");
+  EXPECT_EQ(listing_of("lddw %r1, map_value 1 + 30", options), "lddw %r1, .bss + 30");  // no variable there
+  EXPECT_EQ(listing_of("lddw %r1, map_fd 7", options), "lddw %r1, map_fd 7");           // no name
+  EXPECT_EQ(listing_of("call 1", options), "call bpf_map_lookup_elem");
+  EXPECT_EQ(listing_of("call 2", options), "call 2");
+  EXPECT_EQ(listing_of("call memset", options), "call memset");
+  EXPECT_EQ(listing_of("jeq %r1, 0, +2\nexit\nexit\nexit", options), "jeq %r1, 0, .L3");
+  EXPECT_EQ(listing_of("call local +4\nexit\nexit\nexit\nexit\nexit", options), "call local helper_fn");
+  options.syntax = Syntax::llvm;
+  EXPECT_EQ(listing_of("jeq %r1, 0, +2\nexit\nexit\nexit", options), "if r1 == 0 goto +2 <.L3>");
+  EXPECT_EQ(listing_of("call local +4\nexit\nexit\nexit\nexit\nexit", options), "call 4 <helper_fn>");
+  EXPECT_EQ(listing_of("lddw %r1, map_fd 0", options), "r1 = counters ll");
+  EXPECT_EQ(listing_of("call 1", options), "call bpf_map_lookup_elem");
+  // Without hooks, a conformance listing is disassemble_one's line.
+  EXPECT_EQ(listing_of("jeq %r1, 0, +2\nexit\nexit\nexit", ListingOptions{}), "jeq %r1, 0, +2");
+}
+
+TEST(TextListing, JumpTargets) {
+  const Assembled a = assemble_text("jeq %r1, 0, +1\nja -2\ncall local -3\ncall 1\nlddw %r0, 1\nexit\n");
+  ASSERT_TRUE(a.result.ok());
+  const size_t slots = a.bytes.size() / 8;
+  size_t target = 99;
+  ASSERT_TRUE(jump_target(a.bytes.data(), slots, 0, target));
+  EXPECT_EQ(target, 2u);
+  ASSERT_TRUE(jump_target(a.bytes.data(), slots, 1, target));
+  EXPECT_EQ(target, 0u);
+  ASSERT_TRUE(jump_target(a.bytes.data(), slots, 2, target));
+  EXPECT_EQ(target, 0u);
+  EXPECT_FALSE(jump_target(a.bytes.data(), slots, 3, target));  // a helper call
+  EXPECT_FALSE(jump_target(a.bytes.data(), slots, 4, target));
+  EXPECT_FALSE(jump_target(a.bytes.data(), slots, 99, target));
+  // Out of the program: no target.
+  const Assembled out = assemble_text("ja +5\nexit\n");
+  EXPECT_FALSE(jump_target(out.bytes.data(), out.bytes.size() / 8, 0, target));
+}
+
 TEST(TextRoundTrip, Corpus) {
   const std::filesystem::path corpus = KEEL_CORPUS_DIR;
   if (!std::filesystem::is_directory(corpus / "bpf_conformance")) {
@@ -741,7 +911,10 @@ TEST(TextRoundTrip, Corpus) {
       const DataFile file = read_data_file(entry.path());
       const std::string name = entry.path().lexically_relative(corpus).string();
       if (file.has_asm) {
-        const Assembled a = assemble_text(file.asm_text);
+        // uBPF's error tests write %r11 to get a program the decoder refuses.
+        AsmOptions options;
+        options.any_register_field = true;
+        const Assembled a = assemble_text(file.asm_text, 0, options);
         EXPECT_TRUE(a.result.ok()) << name << ": " << asm_error_name(a.result.error) << " at "
                                    << a.result.line << ":" << a.result.column;
         if (!a.result.ok()) continue;

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "json.h"
+#include "case_json.h"
 #include "keel/decode.h"
 #include "keel/platform_linux.h"
 #include "linux_case.h"
@@ -36,34 +36,17 @@ bool modelled_need(const std::string& need) {
          need == "stack_trace" || need == "ringbuf";
 }
 
+// The platform's Linux map-type table; array_of_maps and hash_of_maps get
+// no inner map template here (maps.json gives it as prose): lookups are rejected.
 MapType map_type(const std::string& name) {
-  if (name == "BPF_MAP_TYPE_ARRAY") return MapType::array;
-  if (name == "BPF_MAP_TYPE_HASH") return MapType::hash;
-  if (name == "BPF_MAP_TYPE_PERCPU_ARRAY") return MapType::percpu_array;
-  if (name == "BPF_MAP_TYPE_PERCPU_HASH") return MapType::percpu_hash;
-  if (name == "BPF_MAP_TYPE_LRU_HASH") return MapType::lru_hash;
-  if (name == "BPF_MAP_TYPE_LRU_PERCPU_HASH") return MapType::lru_percpu_hash;
-  if (name == "BPF_MAP_TYPE_PROG_ARRAY") return MapType::prog_array;
-  if (name == "BPF_MAP_TYPE_PERF_EVENT_ARRAY") return MapType::perf_event_array;
-  if (name == "BPF_MAP_TYPE_RINGBUF") return MapType::ringbuf;
-  if (name == "BPF_MAP_TYPE_STACK_TRACE") return MapType::stack_trace;
-  if (name == "BPF_MAP_TYPE_LPM_TRIE") return MapType::lpm_trie;
-  if (name == "BPF_MAP_TYPE_CGROUP_ARRAY") return MapType::cgroup_array;
-  if (name == "BPF_MAP_TYPE_DEVMAP") return MapType::devmap;
-  if (name == "BPF_MAP_TYPE_DEVMAP_HASH") return MapType::devmap_hash;
-  if (name == "BPF_MAP_TYPE_CPUMAP") return MapType::cpumap;
-  if (name == "BPF_MAP_TYPE_XSKMAP") return MapType::xskmap;
-  if (name == "BPF_MAP_TYPE_SOCKMAP") return MapType::sockmap;
-  if (name == "BPF_MAP_TYPE_SOCKHASH") return MapType::sockhash;
-  // No inner map template here (maps.json gives it as prose): lookups are rejected.
-  if (name == "BPF_MAP_TYPE_ARRAY_OF_MAPS") return MapType::array_of_maps;
-  if (name == "BPF_MAP_TYPE_HASH_OF_MAPS") return MapType::hash_of_maps;
-  return MapType::other;
+  const LinuxMapType* row = find_linux_map_type(name.c_str());
+  return row != nullptr ? row->type : MapType::other;
 }
 
 bool has(const Json& array, const char* value) {
-  for (const Json& v : array.array) {
-    if (v.string == value) return true;
+  if (!array.is_array()) return false;
+  for (const Json& v : array) {
+    if (as_text(v) == value) return true;
   }
   return false;
 }
@@ -76,43 +59,43 @@ std::string dir_of(const std::string& path) {
 // The case's JSON line into `p`: skipped (skip_reason) or ready to verify.
 void prepare_one(const Json& c, const Json& maps_json, const CaseOptions& options, const std::string& dir,
                  PreparedCase& p) {
-  p.id = c["id"].str();
-  p.name = c["name"].str();
-  p.expect_accept = c["expect"].str() == "accept";
+  p.id = text(c, "id");
+  p.name = text(c, "name");
+  p.expect_accept = text(c, "expect") == "accept";
   p.privileged = options.privileged;
   auto skip = [&](const std::string& why) { p.skip_reason = why; };
   if (!options.privileged) {
     // Unprivileged runs are scored against expect_unpriv.
-    if (c["expect_unpriv"].is_null()) return skip("no unprivileged verdict");
-    p.expect_accept = c["expect_unpriv"].str() == "accept";
+    if (member(c, "expect_unpriv").is_null()) return skip("no unprivileged verdict");
+    p.expect_accept = text(c, "expect_unpriv") == "accept";
   }
-  p.linux_error = c["errstr"].str();
+  p.linux_error = text(c, "errstr");
   // keel names the cgroup socket types by attach type (libbpf's names, as
   // the cases give expected_attach_type); other types by program type.
   const ProgramType* type = nullptr;
-  if (!c["expected_attach_type"].is_null()) {
-    p.type_name = c["expected_attach_type"].str();
+  if (!member(c, "expected_attach_type").is_null()) {
+    p.type_name = text(c, "expected_attach_type");
     type = find_program_type(linux_platform(), p.type_name.c_str());
   }
   const bool attach_typed = type != nullptr;
   if (type == nullptr) {
-    p.type_name = c["prog_type"].str();
+    p.type_name = text(c, "prog_type");
     type = find_program_type(linux_platform(), p.type_name.c_str());
   }
-  for (const Json& need : c["needs"].array) {
-    if (need.str() == "expected_attach_type" && attach_typed) continue;
-    if (!modelled_need(need.str())) return skip("needs:" + need.str());
+  for (const Json& need : items(c, "needs")) {
+    if (as_text(need) == "expected_attach_type" && attach_typed) continue;
+    if (!modelled_need(as_text(need))) return skip("needs:" + as_text(need));
   }
-  if (!c["kfuncs"].array.empty()) return skip("kfuncs");
-  if (c["has_btf_types"].boolean) return skip("btf");
-  if (type == nullptr) return skip("prog_type:" + c["prog_type"].str());
+  if (!items(c, "kfuncs").empty()) return skip("kfuncs");
+  if (flag(c, "has_btf_types")) return skip("btf");
+  if (type == nullptr) return skip("prog_type:" + text(c, "prog_type"));
   p.type = type;
   std::vector<uint8_t>& bytes = p.bytes;
-  if (!c["insns_file"].is_null()) {
+  if (!member(c, "insns_file").is_null()) {
     std::string raw;
-    if (!read_file(dir + "/" + c["insns_file"].str(), raw)) return skip("insns_file missing");
+    if (!read_file(dir + "/" + text(c, "insns_file"), raw)) return skip("insns_file missing");
     bytes.assign(raw.begin(), raw.end());
-  } else if (!hex_bytes(c["insns"].str(), bytes)) {
+  } else if (!hex_bytes(text(c, "insns"), bytes)) {
     return skip("bad insns hex");
   }
   // Maps: one descriptor per entry of `maps`, the fixups name lddw slots.
@@ -126,29 +109,29 @@ void prepare_one(const Json& c, const Json& maps_json, const CaseOptions& option
     }
     if (opcode == 0x18) ++i;
   }
-  for (const Json& m : c["maps"].array) {
-    const Json& desc = maps_json[m["kind"].str()];
-    if (desc.is_null()) return skip("map kind:" + m["kind"].str());
-    if (!desc["needs"].is_null() && !modelled_need(desc["needs"].str())) {
-      return skip("needs:" + desc["needs"].str());
+  for (const Json& m : items(c, "maps")) {
+    const Json& desc = member(maps_json, text(m, "kind"));
+    if (desc.is_null()) return skip("map kind:" + text(m, "kind"));
+    if (!member(desc, "needs").is_null() && !modelled_need(text(desc, "needs"))) {
+      return skip("needs:" + text(desc, "needs"));
     }
     MapDescriptor d;
-    d.type = map_type(desc["map_type"].str());
-    d.key_size = static_cast<uint32_t>(desc["key_size"].number);
-    d.value_size = static_cast<uint32_t>(desc["value_size"].number);
-    d.max_entries = static_cast<uint32_t>(desc["max_entries"].number);
-    const std::string flags = desc["map_flags"].str();
+    d.type = map_type(text(desc, "map_type"));
+    d.key_size = static_cast<uint32_t>(number(desc, "key_size"));
+    d.value_size = static_cast<uint32_t>(number(desc, "value_size"));
+    d.max_entries = static_cast<uint32_t>(number(desc, "max_entries"));
+    const std::string flags = text(desc, "map_flags");
     d.read_only = flags.find("BPF_F_RDONLY_PROG") != std::string::npos;
     d.write_only = flags.find("BPF_F_WRONLY_PROG") != std::string::npos;
     const uint32_t index = static_cast<uint32_t>(p.maps.size());
     p.maps.push_back(d);
-    for (const Json& fix : m["fixups"].array) {
-      const size_t slot = static_cast<size_t>(fix.number);
+    for (const Json& fix : items(m, "fixups")) {
+      const size_t slot = static_cast<size_t>(as_number(fix));
       if (slot >= slots) return skip("bad fixup");
       for (int b = 0; b < 4; ++b) bytes[slot * 8 + 4 + b] = static_cast<uint8_t>(index >> (8 * b));
     }
   }
-  p.strict_alignment = has(c["prog_flags_names"], "BPF_F_STRICT_ALIGNMENT");
+  p.strict_alignment = has(member(c, "prog_flags_names"), "BPF_F_STRICT_ALIGNMENT");
 }
 
 suite::LinuxCase linux_case(const PreparedCase& p) {
@@ -224,7 +207,7 @@ bool for_each_case(const std::string& jsonl_path, const std::string& maps_path, 
       error = "bad line: " + error;
       return false;
     }
-    if (!options.id_prefix.empty() && c["id"].str().rfind(options.id_prefix, 0) != 0) continue;
+    if (!options.id_prefix.empty() && text(c, "id").rfind(options.id_prefix, 0) != 0) continue;
     each(c, maps_json, dir);
   }
   return true;

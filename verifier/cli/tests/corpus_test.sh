@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The corpus test: every bpf_conformance and uBPF .data file through
-# `keel test-data`. Passes only on a last line of exactly "N passed, 0 failed"
+# `keel-corpus test-data`. Passes only on a last line of exactly "N passed, 0 failed"
 # (N/A files are counted on the "skipped: K" line before it) and exit 0.
 # A missing corpus is a skip (exit 77, CTest SKIP_RETURN_CODE) — except
 # under CI=true, where it is a failure.
-#   corpus_test.sh KEEL CORPUS_DIR
+#   corpus_test.sh KEEL_CORPUS CORPUS_DIR
 set -u
-KEEL=$1 CORPUS=$2
+KC=$1 CORPUS=$2
 dirs=("$CORPUS/bpf_conformance/tests" "$CORPUS/ubpf/tests")
 for dir in "${dirs[@]}"; do
   if [ ! -d "$dir" ]; then
@@ -18,7 +18,7 @@ for dir in "${dirs[@]}"; do
     exit 77
   fi
 done
-out=$("$KEEL" test-data "${dirs[@]}")
+out=$("$KC" test-data "${dirs[@]}")
 status=$?
 printf '%s\n' "$out"
 summary=$(printf '%s\n' "$out" | tail -n 1)

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Corpus tests of `keel cases` and `keel verify` on ELF objects:
-#   verify_corpus_test.sh KEEL CORPUS_DIR DATA_DIR MODE
+# Corpus tests of `keel-corpus cases` and `keel verify` on ELF objects:
+#   verify_corpus_test.sh KEEL CORPUS_DIR DATA_DIR MODE KEEL_CORPUS
 #   cases: the portable Linux selftests; must finish with no false accept
 #          beyond the documented divergences (DATA/linux-divergences.txt).
 #   elf:   ebpf-samples objects: an accepted program, a rejection with its
 #          source line, a load error, disasm.
 # A missing corpus is a skip (exit 77) — except under CI=true, a failure.
 set -u
-KEEL=$1 CORPUS=$2 DATA=$3 MODE=$4
+KEEL=$1 CORPUS=$2 DATA=$3 MODE=$4 KC=$5
 case $MODE in
   cases) need=$CORPUS/linux-verifier/linux-6.1-dev-portable.jsonl ;;
   elf) need=$CORPUS/ebpf-samples/linux/sockex1_kern.o ;;
@@ -24,7 +24,7 @@ fi
 fail() { echo "FAIL ($MODE): $*"; printf '%s\n' "$out"; exit 1; }
 
 if [ "$MODE" = cases ]; then
-  out=$("$KEEL" cases "$need" --divergences "$DATA/linux-divergences.txt")
+  out=$("$KC" cases "$need" --divergences "$DATA/linux-divergences.txt")
   status=$?
   printf '%s\n' "$out" | tail -n 3
   [ $status -eq 0 ] || fail "exit $status"

@@ -8,6 +8,7 @@
 
 #include "keel/arena.h"
 #include "keel/isa.h"
+#include "keel/result.h"
 
 namespace keel {
 
@@ -47,11 +48,10 @@ struct DecodeOptions {
   const void* helper_context = nullptr;
 };
 
-struct DecodeResult {
-  DecodeError error = DecodeError::ok;
+struct DecodeErrorDetail {
   uint32_t pc = 0;  // slot of the offending instruction
-  bool ok() const { return error == DecodeError::ok; }
 };
+using DecodeResult = Result<DecodeError, DecodeErrorDetail>;
 
 // Decodes `size` bytes into `out` (storage taken from `arena`).
 [[nodiscard]] DecodeResult decode(const uint8_t* bytes, size_t size, const DecodeOptions& options,

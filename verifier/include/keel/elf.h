@@ -11,6 +11,7 @@
 
 #include "keel/arena.h"
 #include "keel/platform.h"
+#include "keel/result.h"
 
 namespace keel {
 
@@ -53,15 +54,14 @@ const char* elf_error_name(ElfError error);
 // that section (or in the file for header errors), `value` one more integer
 // whose meaning the error gives (relocation type, symbol index, ...).
 // Names point into the object's bytes.
-struct ElfResult {
-  ElfError error = ElfError::ok;
+struct ElfErrorDetail {
   uint32_t section = 0;
   const char* section_name = nullptr;
   uint64_t offset = 0;
   uint64_t value = 0;
   const char* symbol = nullptr;  // the symbol involved (missing_symbol, bad_call ...), when known
-  bool ok() const { return error == ElfError::ok; }
 };
+using ElfResult = Result<ElfError, ElfErrorDetail>;
 
 // Renders `result` as one line ("missing_symbol: section 8 '.relxdp' offset
 // 0x60: relocation against an undefined (extern) symbol (undefined symbol

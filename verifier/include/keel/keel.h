@@ -13,6 +13,7 @@
 #include "keel/isa.h"
 #include "keel/platform.h"
 #include "keel/platform_linux.h"
+#include "keel/result.h"
 #include "keel/spec_guard.h"
 #include "keel/text.h"
 #include "keel/verify.h"

@@ -79,6 +79,8 @@ struct Detail {
   int64_t max = 0;
   uint32_t limit = 0;    // region size, or the loop header for unbounded_loop
   uint8_t kind = 0;      // the register's kind (a RegKind value), when relevant; for too_complex one of kTooComplex*
+  int64_t allowed_min = 0;  // bad_return_value: the range r0 must lie in at this exit
+  int64_t allowed_max = 0;
 };
 
 // Detail::kind of a too_complex verdict: which limit was reached.
@@ -99,6 +101,18 @@ struct Verdict {
   uint32_t stack_depth = 0;         // bytes, summed over the deepest call chain
   uint32_t spec_guards = 0;         // unprivileged: slots whose SpecGuard run() must apply (VerifyOptions)
   bool ok() const { return reason == Reason::ok; }
+};
+
+// A sink for the trace of an analysis (`keel verify --log`): called with
+// the state entering each instruction the analysis steps through, in the
+// order it does, rendered as describe_state() renders a state into the
+// caller's `buffer` (a longer rendering is cut, NUL-terminated). The core
+// keeps nothing: bounding and filtering the trace is the caller's.
+struct StepLog {
+  void (*step)(void* context, uint32_t pc, const char* state) = nullptr;
+  void* context = nullptr;
+  char* buffer = nullptr;
+  size_t size = 0;
 };
 
 struct VerifyOptions {
@@ -136,6 +150,9 @@ struct VerifyOptions {
   /// Most instructions one run may execute (Verdict::max_insns_executed); more is too_complex. The
   /// default, 2^43, is bpf_loop's 2^23 runs (BPF_MAX_LOOPS) of a callback of 2^20 instructions.
   uint64_t max_insns_bound = uint64_t{1} << 43;
+  /// The trace sink, or nullptr. With one, no run of constant instructions is folded (each is traced);
+  /// the verdict is the same.
+  const StepLog* step_log = nullptr;
 };
 
 // Verifies `program` as `type`. All memory comes from `arena`; exhaustion is
@@ -147,6 +164,25 @@ struct VerifyOptions {
 // 48, access at offset 48 size 4 is out of bounds") into `buffer`, always
 // NUL-terminated; returns the length it would need (like snprintf).
 size_t describe(const Verdict& verdict, char* buffer, size_t size);
+
+// What the program's source calls the things a rejection mentions, so that
+// describe() can name them as the user wrote them: "helper bpf_spin_lock
+// (93)" rather than "helper 93", "map 2 (events)". Every field is optional.
+struct DescribeContext {
+  /// The verified program: a rejected helper call names the helper it calls.
+  const Program* program = nullptr;
+  /// The program type, named where a helper is not available to it.
+  const ProgramType* type = nullptr;
+  /// The name of helper `id` ("bpf_spin_lock"), or nullptr (e.g. linux_helper_name).
+  const char* (*helper_name)(int32_t id) = nullptr;
+  /// The names of VerifyOptions::maps by index; an entry may be nullptr.
+  const char* const* map_names = nullptr;
+  /// Entries in `map_names`.
+  uint32_t map_count = 0;
+};
+
+// describe() with the names `context` knows.
+size_t describe(const Verdict& verdict, const DescribeContext& context, char* buffer, size_t size);
 
 // Re-runs the analysis of `program` and renders the abstract state on entry
 // to the instruction at `pc` (joined over every way the analysis reached it

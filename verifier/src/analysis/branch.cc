@@ -113,8 +113,7 @@ bool refine_branch(Engine& e, State& s, const Insn& insn, uint32_t pc, bool take
   JmpOp op;
   Width w;
   if (!jmp_of(insn.op, op, w)) return true;
-  const uint32_t index = static_cast<uint32_t>(insn.op) - static_cast<uint32_t>(Op::jeq64_imm);
-  const bool is_reg = index % 2 == 1;
+  const bool is_reg = jump_uses_src(insn.op);
   if (!check_init(e, s, insn.dst, pc)) return false;
   if (is_reg && !check_init(e, s, insn.src, pc)) return false;
   RegState* regs = s.regs();

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "analysis/fixpoint.h"
+#include "support/search.h"
 
 namespace keel {
 
@@ -22,6 +23,8 @@ bool check_callback_exit(Engine& e, const State& s, uint32_t pc) {
   d.kind = static_cast<uint8_t>(r0.kind);
   d.min = r0.value.smin;
   d.max = r0.value.smax;
+  d.allowed_min = 0;
+  d.allowed_max = 1;
   if (r0.kind != RegKind::scalar || r0.value.umax > 1 || (r0.value.bits.value | r0.value.bits.mask) > 1) {
     return e.fail(pc, Reason::bad_return_value, 0, d);
   }
@@ -52,6 +55,8 @@ bool do_exit(Fixpoint& fx, State& s, uint32_t pc) {
   const bool ranged = e.type.return_min != INT64_MIN || e.type.return_max != INT64_MAX;
   Detail d;
   d.kind = static_cast<uint8_t>(r0.kind);
+  d.allowed_min = e.type.return_min;
+  d.allowed_max = e.type.return_max;
   if (r0.kind != RegKind::scalar) {
     if (!e.options.privileged) return e.fail(pc, Reason::pointer_leak, 0, d);
     if (ranged) return e.fail(pc, Reason::bad_return_value, 0, d);
@@ -72,12 +77,7 @@ bool do_call(Fixpoint& fx, State*& s, uint32_t pc, bool& returns) {
   returns = true;
   if (!e.options.privileged) return e.fail(pc, Reason::unprivileged_call);
   const Cfg& cfg = e.cfg;
-  uint32_t low = 0;
-  uint32_t high = cfg.call_count;
-  while (low < high) {
-    const uint32_t mid = low + (high - low) / 2;
-    if (cfg.calls[mid].pc < pc) low = mid + 1; else high = mid;
-  }
+  const uint32_t low = lower_bound_index(cfg.call_count, pc, [&](uint32_t i) { return cfg.calls[i].pc; });
   if (low >= cfg.call_count || cfg.calls[low].pc != pc) return e.fail(pc, Reason::too_complex);
   const uint32_t callee = cfg.calls[low].callee;
   if (s->frame_count >= kMaxCallDepth) return e.fail(pc, Reason::call_depth);

@@ -5,6 +5,7 @@
 // restate its reference tracking (kernel/bpf/verifier.c: acquire_reference_state,
 // release_reference, check_reference_leak). design.md, "References".
 #include "analysis/engine.h"
+#include "isa/ops.h"
 
 namespace keel {
 namespace {
@@ -550,18 +551,17 @@ bool step_legacy_load(Engine& e, State& s, const Insn& insn, uint32_t pc) {
   if (!check_no_references(e, s, pc)) return false;
   if (!check_init(e, s, 6, pc)) return false;
   if (s.regs()[6].kind != RegKind::ctx) return e.fail(pc, Reason::legacy_packet_load, 6);
-  const bool indirect = insn.op == Op::ld_ind_b || insn.op == Op::ld_ind_h || insn.op == Op::ld_ind_w;
+  const bool indirect = op_info(insn.op).reads_src;  // ld_ind: packet[src + imm]
   if (indirect) {
     if (!check_init(e, s, insn.src, pc)) return false;
     if (s.regs()[insn.src].kind != RegKind::scalar && !e.options.privileged) {
       return e.fail(pc, Reason::pointer_leak, insn.src);
     }
   }
-  uint64_t max = 0xffffffffu;
-  if (insn.op == Op::ld_abs_b || insn.op == Op::ld_ind_b) max = 0xff;
-  if (insn.op == Op::ld_abs_h || insn.op == Op::ld_ind_h) max = 0xffff;
+  const uint32_t size = op_info(insn.op).size;
+  const uint64_t max = size == 4 ? 0xffffffffu : (uint64_t{1} << (8 * size)) - 1;
   RegState* regs = s.regs();
-  for (uint32_t reg = 1; reg <= 5; ++reg) regs[reg] = make_uninit();
+  for (uint32_t reg = 1; reg <= 5; ++reg) regs[reg] = make_uninit();  // kArgumentRegs, as after a call
   regs[0] = make_scalar(Scalar::from_urange(0, max));
   return true;
 }

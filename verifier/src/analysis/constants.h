@@ -6,12 +6,14 @@
 #include <cstdint>
 
 #include "analysis/reg_state.h"
+#include "isa/ops.h"
+#include "isa/semantics.h"
 #include "keel/isa.h"
 
 namespace keel {
 
-// The order of KEEL_ALU_OPS in isa.h: an ALU Op is 4 * Alu + (32-bit ? 2 : 0) + (reg ? 1 : 0).
-enum class Alu : uint8_t { add, sub, mul, div, sdiv, bor, band, lsh, rsh, mod, smod, bxor, mov, arsh };
+// The ALU Ops are 4 * Alu + (32-bit ? 2 : 0) + (reg ? 1 : 0) (isa/ops.h),
+// which fold_run()'s handler table relies on.
 static_assert(static_cast<unsigned>(Op::arsh32_reg) == 4 * static_cast<unsigned>(Alu::arsh) + 3 &&
               static_cast<unsigned>(Op::neg64) == 4 * static_cast<unsigned>(Alu::arsh) + 4);
 
@@ -21,22 +23,9 @@ constexpr bool folds(Alu op) {
          op == Alu::bxor || op == Alu::lsh || op == Alu::rsh || op == Alu::mov;
 }
 
-// a OP b with RFC 9669 §4.1 semantics, for an op that folds().
-inline uint64_t fold_op(Alu op, bool is64, uint64_t a, uint64_t b) {
-  uint64_t out;
-  switch (op) {
-    case Alu::add: out = a + b; break;
-    case Alu::sub: out = a - b; break;
-    case Alu::mul: out = a * b; break;
-    case Alu::bor: out = a | b; break;
-    case Alu::band: out = a & b; break;
-    case Alu::bxor: out = a ^ b; break;
-    case Alu::lsh: out = is64 ? a << (b & 63) : uint64_t{static_cast<uint32_t>(a) << (b & 31)}; break;
-    case Alu::rsh: out = is64 ? a >> (b & 63) : uint64_t{static_cast<uint32_t>(a) >> (b & 31)}; break;
-    case Alu::mov: out = b; break;
-    default: __builtin_unreachable();  // no other op folds()
-  }
-  return is64 ? out : static_cast<uint32_t>(out);
+// a OP b with RFC 9669 §4.1 semantics (isa/semantics.h), for an op that folds().
+[[gnu::always_inline]] inline uint64_t fold_op(Alu op, bool is64, uint64_t a, uint64_t b) {
+  return sem::alu(op, is64 ? Width::w64 : Width::w32, a, b);
 }
 
 // Constant folding of the common operations; false for the others, which
@@ -63,7 +52,8 @@ class ConstantRun {
 
   // Whether fold_run() could fold insn at all (a cheap test: not calling
   // it for the other instructions is worth it).
-  static bool may_fold(const Insn& insn) { return insn.op < Op::neg64; }
+  // (is_binary_alu as one compare: isa/ops.h checks that the binary ALU Ops come first.)
+  static bool may_fold(const Insn& insn) { return insn.op < kBinaryAluEnd; }
 
   // Folds insns[pc], insns[pc + 1], ... before `end` while they fold;
   // returns the first one that does not (pc when none did).

@@ -37,6 +37,44 @@ const char* kind_words(uint8_t kind) {
   return "?";
 }
 
+// "bpf_spin_lock (93)", or "93" when no name is known.
+void helper(Writer& w, const DescribeContext& c, int64_t id) {
+  const char* name = c.helper_name != nullptr && id >= INT32_MIN && id <= INT32_MAX
+                         ? c.helper_name(static_cast<int32_t>(id))
+                         : nullptr;
+  if (name == nullptr) {
+    w.signed_decimal(id);
+    return;
+  }
+  w.put(name).put(" (").signed_decimal(id).put(")");
+}
+
+// "map 2 (events)", or "map 2" when no name is known.
+void map(Writer& w, const DescribeContext& c, uint32_t index) {
+  w.put("map ").decimal(index);
+  if (index < c.map_count && c.map_names != nullptr && c.map_names[index] != nullptr)
+    w.put(" (").put(c.map_names[index]).put(")");
+}
+
+// The helper that the call at `pc` names, when the context has the program.
+const Insn* helper_call_at(const DescribeContext& c, uint32_t pc) {
+  if (c.program == nullptr || pc >= c.program->count) return nullptr;
+  const Insn* insn = &c.program->insns[pc];
+  return insn->op == Op::call_helper ? insn : nullptr;
+}
+
+// The helper a call rejection is about: that of the call at `pc` when the
+// context has the program, else the id the verdict carries.
+int64_t called_helper(const DescribeContext& c, uint32_t pc, const Detail& d) {
+  const Insn* call = helper_call_at(c, pc);
+  return call != nullptr ? call->imm : static_cast<int32_t>(d.limit);
+}
+
+// "[0, 1]" and the like: the range r0 must lie in at the rejected exit.
+void range(Writer& w, int64_t min, int64_t max) {
+  w.put("[").signed_decimal(min).put(", ").signed_decimal(max).put("]");
+}
+
 void access(Writer& w, const Detail& d) {
   w.put("access at offset ").signed_decimal(d.offset).put(" size ").signed_decimal(d.size);
   if (d.min != d.max) w.put(" (plus a variable offset in [").signed_decimal(d.min).put(", ").signed_decimal(d.max).put("])");
@@ -69,7 +107,9 @@ const char* reason_name(Reason reason) {
   return "unknown";
 }
 
-size_t describe(const Verdict& v, char* buffer, size_t size) {
+size_t describe(const Verdict& v, char* buffer, size_t size) { return describe(v, DescribeContext{}, buffer, size); }
+
+size_t describe(const Verdict& v, const DescribeContext& context, char* buffer, size_t size) {
   Writer w(buffer, size);
   const Detail& d = v.detail;
   if (v.ok()) {
@@ -90,7 +130,8 @@ size_t describe(const Verdict& v, char* buffer, size_t size) {
     case Reason::bad_return_value:
       w.put("r0 at exit is ").put(kind_words(d.kind));
       if (d.kind == static_cast<uint8_t>(RegKind::scalar)) w.put(" in [").signed_decimal(d.min).put(", ").signed_decimal(d.max).put("]");
-      w.put(", outside what the program type allows");
+      w.put(", outside what the program type allows: a scalar in ");
+      range(w, d.allowed_min, d.allowed_max);
       break;
     case Reason::pointer_leak:
       who().put("a pointer would leak (stored, returned, compared or converted) without privileges");
@@ -140,10 +181,30 @@ size_t describe(const Verdict& v, char* buffer, size_t size) {
     case Reason::write_only_read: who().put("the memory is write-only"); break;
     case Reason::misaligned_access: who().put("misaligned "); access(w, d); break;
     case Reason::variable_stack_access: who().put("variable-offset stack access needs privileges"); break;
-    case Reason::unknown_helper: w.put("helper ").decimal(d.limit).put(" is not available to this program"); break;
-    case Reason::helper_argument: who().put("wrong kind of argument for the helper"); break;
-    case Reason::unsupported_helper: w.put("helper ").decimal(d.limit).put(" uses argument kinds keel does not model"); break;
-    case Reason::unresolved_map: w.put("lddw names map ").decimal(d.limit).put(", which is not provided"); break;
+    case Reason::unknown_helper:
+      w.put("helper ");
+      helper(w, context, called_helper(context, v.pc, d));
+      w.put(" is not available to ");
+      if (context.type != nullptr && context.type->name != nullptr) {
+        w.put(context.type->name).put(" programs");
+      } else {
+        w.put("this program");
+      }
+      break;
+    case Reason::helper_argument:
+      who().put("wrong kind of argument for the helper");
+      if (const Insn* call = helper_call_at(context, v.pc)) helper(w.put(" "), context, call->imm);
+      break;
+    case Reason::unsupported_helper:
+      w.put("helper ");
+      helper(w, context, called_helper(context, v.pc, d));
+      w.put(" uses argument kinds keel does not model");
+      break;
+    case Reason::unresolved_map:
+      w.put("lddw names ");
+      map(w, context, d.limit);
+      w.put(", which is not provided");
+      break;
     case Reason::legacy_packet_load: w.put("ld_abs/ld_ind needs a packet program type with r6 = context"); break;
     case Reason::unprivileged_call: w.put("BPF-to-BPF calls need privileges"); break;
     case Reason::unreleased_reference:

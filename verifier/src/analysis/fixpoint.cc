@@ -14,6 +14,7 @@
 
 #include "analysis/constants.h"
 #include "analysis/insn_effects.h"
+#include "analysis/step_log.h"
 #include "support/carve.h"
 
 namespace keel {
@@ -192,18 +193,20 @@ bool transfer_block(Fixpoint& fx, uint32_t b, State*& w) {
   for (uint32_t pc = block.first; ok && pc <= block.last; ++pc) {
     const Insn& insn = e.insns[pc];
     if (insn.op == Op::lddw_tail) continue;
-    if (pc == e.trace_pc) {
+    if (pc == e.trace_pc || e.options.step_log != nullptr) {
       constants.flush(w->regs());
-      if (!capture(e, *w, pc)) {
+      if (pc == e.trace_pc && !capture(e, *w, pc)) {
         ok = false;
         break;
       }
+      if (e.options.step_log != nullptr) log_step(*e.options.step_log, *w, pc);
     }
     // Constant ALU runs, most of straight-line code, up to the next pc to
     // capture at. No instruction that RFC 9669 has and Linux 6.1 lacks
     // folds (sdiv, smod and movsx do not), so the check below may come after.
     if (ConstantRun::may_fold(insn)) {
-      const uint32_t end = e.trace_pc > pc && e.trace_pc <= block.last ? e.trace_pc : block.last + 1;
+      uint32_t end = e.trace_pc > pc && e.trace_pc <= block.last ? e.trace_pc : block.last + 1;
+      if (e.options.step_log != nullptr) end = pc + 1;  // the trace sees every instruction
       const uint32_t next = constants.fold_run(e.insns, pc, end, w->regs());
       if (next != pc) {
         pc = next - 1;

@@ -31,13 +31,13 @@
 
 #include "analysis/loop_trip.h"
 #include "support/carve.h"
+#include "support/sort.h"
 
 namespace keel {
 
 namespace {
 
 constexpr uint32_t kNone = Cfg::kNone;
-constexpr uint16_t kCallerSaved = 0x3f;  // r0-r5: RFC 9669 §4.3.1, clobbered by any call
 
 uint64_t add_sat(uint64_t a, uint64_t b) {
   uint64_t sum;
@@ -49,43 +49,8 @@ uint64_t mul_sat(uint64_t a, uint64_t b) {
 }
 uint64_t max_of(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
-uint16_t reg_bit(uint8_t r) { return static_cast<uint16_t>(1u << r); }
-
-bool is_conditional_jump(Op op) { return op >= Op::jeq64_imm && op <= Op::jsle32_reg; }
-
-// The instruction that ends block `b` (the first slot when it is a lddw).
-uint32_t terminator_pc(const Cfg& cfg, uint32_t b) {
-  const uint32_t last = cfg.blocks[b].last;
-  return cfg.insns[last].op == Op::lddw_tail ? last - 1 : last;
-}
-
-// Registers an instruction may write. Anything not listed writes dst.
-uint16_t written_by(const Insn& insn) {
-  switch (insn.op) {
-    case Op::stb: case Op::sth: case Op::stw: case Op::stdw:
-    case Op::stxb: case Op::stxh: case Op::stxw: case Op::stxdw:
-    case Op::ja: case Op::exit: case Op::lddw_tail:
-#define KEEL_LOOP_PLAIN_ATOMIC(name) case Op::atomic32_##name: case Op::atomic64_##name:
-    KEEL_ATOMIC_OPS(KEEL_LOOP_PLAIN_ATOMIC)
-#undef KEEL_LOOP_PLAIN_ATOMIC
-      return 0;
-#define KEEL_LOOP_FETCH_ATOMIC(name) case Op::atomic32_fetch_##name: case Op::atomic64_fetch_##name:
-    KEEL_ATOMIC_OPS(KEEL_LOOP_FETCH_ATOMIC)
-#undef KEEL_LOOP_FETCH_ATOMIC
-    case Op::atomic32_xchg: case Op::atomic64_xchg:
-      return reg_bit(insn.src);  // the old value lands in src
-    case Op::atomic32_cmpxchg: case Op::atomic64_cmpxchg:
-      return reg_bit(0);
-    case Op::call_helper: case Op::callx: case Op::call_local:
-    case Op::ld_abs_b: case Op::ld_abs_h: case Op::ld_abs_w:
-    case Op::ld_ind_b: case Op::ld_ind_h: case Op::ld_ind_w:
-      // Calls leave r0-r5 undefined; r6-r9 and r10 are restored. The legacy
-      // packet loads are taken as calls too (Linux implements them so).
-      return kCallerSaved;
-    default:
-      return is_conditional_jump(insn.op) ? uint16_t{0} : reg_bit(insn.dst);
-  }
-}
+// Instruction queries (registers written, conditional jumps, block
+// terminators) are isa/ops.h's and cfg.h's.
 
 // ---- The symbolic value of a register relative to the loop header.
 
@@ -223,7 +188,7 @@ void transfer(const Insn& insn, State& st) {
     }
     default: break;
   }
-  clobber(st, written_by(insn));
+  clobber(st, written_regs(insn));
 }
 
 void transfer_block(const Cfg& cfg, uint32_t b, State& st) {
@@ -322,28 +287,9 @@ uint64_t block_cost(Work& w, uint32_t b) {
   return cost;
 }
 
-// Sorts units by RPO (heapsort: no recursion, no allocation).
+// Sorts units by RPO (support/sort.h; reachable blocks have distinct RPO numbers).
 void sort_by_rpo(const Cfg& cfg, uint32_t* a, uint32_t n) {
-  auto key = [&](uint32_t i) { return cfg.blocks[a[i]].rpo; };
-  auto sift = [&](uint32_t root, uint32_t end) {
-    for (;;) {
-      uint32_t child = 2 * root + 1;
-      if (child >= end) return;
-      if (child + 1 < end && key(child + 1) > key(child)) ++child;
-      if (key(root) >= key(child)) return;
-      const uint32_t t = a[root];
-      a[root] = a[child];
-      a[child] = t;
-      root = child;
-    }
-  };
-  for (uint32_t i = n / 2; i-- > 0;) sift(i, n);
-  for (uint32_t end = n; end-- > 1;) {
-    const uint32_t t = a[0];
-    a[0] = a[end];
-    a[end] = t;
-    sift(0, end);
-  }
+  heap_sort(a, n, [&](uint32_t x, uint32_t y) { return cfg.blocks[x].rpo < cfg.blocks[y].rpo; });
 }
 
 // The loop's own blocks and the headers of its direct children, in RPO;
@@ -781,7 +727,7 @@ LoopBoundResult bound_loops(const Cfg& cfg, const LoopFacts& facts, const LoopBo
   for (uint32_t l = cfg.loop_count; l-- > 0;) {
     for (uint32_t i = cfg.loop_block_offsets[l]; i < cfg.loop_block_offsets[l + 1]; ++i) {
       const Cfg::Block& block = cfg.blocks[cfg.loop_blocks[i]];
-      for (uint32_t pc = block.first; pc <= block.last; ++pc) w.written[l] |= written_by(cfg.insns[pc]);
+      for (uint32_t pc = block.first; pc <= block.last; ++pc) w.written[l] |= written_regs(cfg.insns[pc]);
     }
     if (cfg.loops[l].parent != kNone) w.written[cfg.loops[l].parent] |= w.written[l];
   }

@@ -6,20 +6,15 @@
 
 #include "analysis/btf_ptr.h"
 #include "analysis/engine.h"
+#include "isa/ops.h"
 
 namespace keel {
 namespace {
 
 constexpr int64_t kSaneLimit = int64_t{1} << 40;  // beyond any region: keeps int64 sums exact
 
-uint32_t size_of(Op op) {
-  switch (op) {
-    case Op::ldxb: case Op::ldxsb: case Op::stb: case Op::stxb: return 1;
-    case Op::ldxh: case Op::ldxsh: case Op::sth: case Op::stxh: return 2;
-    case Op::ldxw: case Op::ldxsw: case Op::stw: case Op::stxw: return 4;
-    default: return 8;
-  }
-}
+// Bytes a load, store or atomic accesses (isa/ops.h).
+uint32_t size_of(Op op) { return op_info(op).size; }
 
 Scalar unknown_of_size(uint32_t size) {
   if (size >= 8) return Scalar::unknown();
@@ -629,7 +624,7 @@ bool step_load(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
     }
     if (ptr.kind == RegKind::map_value) frozen_read(e, ptr, insn.offset, size, out);
   }
-  if (insn.op == Op::ldxsb || insn.op == Op::ldxsh || insn.op == Op::ldxsw) {
+  if (op_info(insn.op).extend != 0) {  // ldxs*: sign-extending (RFC 9669 §5.2)
     if (out.kind != RegKind::scalar) return e.fail(pc, Reason::invalid_dereference, insn.src);
     out.value = movsx(Width::w64, size * 8, out.value);
     out.id = 0;
@@ -639,8 +634,7 @@ bool step_load(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
 }
 
 bool step_store(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
-  const bool from_reg = insn.op == Op::stxb || insn.op == Op::stxh || insn.op == Op::stxw ||
-                        insn.op == Op::stxdw;
+  const bool from_reg = op_class(insn.op) == OpClass::store_reg;
   if (!check_init(e, *s, insn.dst, pc)) return false;
   if (from_reg && !check_init(e, *s, insn.src, pc)) return false;
   const RegState ptr = s->regs()[insn.dst];
@@ -686,15 +680,11 @@ bool step_store(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
 
 bool step_atomic(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
   if (!check_init(e, *s, insn.dst, pc) || !check_init(e, *s, insn.src, pc)) return false;
-  const bool is64 = insn.op == Op::atomic64_add || insn.op == Op::atomic64_fetch_add ||
-                    insn.op == Op::atomic64_or || insn.op == Op::atomic64_fetch_or ||
-                    insn.op == Op::atomic64_and || insn.op == Op::atomic64_fetch_and ||
-                    insn.op == Op::atomic64_xor || insn.op == Op::atomic64_fetch_xor ||
-                    insn.op == Op::atomic64_xchg || insn.op == Op::atomic64_cmpxchg;
-  const uint32_t size = is64 ? 8 : 4;
-  const bool cmpxchg = insn.op == Op::atomic32_cmpxchg || insn.op == Op::atomic64_cmpxchg;
-  const bool fetch = cmpxchg || insn.op == Op::atomic32_xchg || insn.op == Op::atomic64_xchg ||
-                     (insn.imm & opcode::atomic_fetch) != 0;
+  // RFC 9669 §5.3: FETCH (and XCHG) give the old value back in src, CMPXCHG in r0.
+  const OpInfo& info = op_info(insn.op);
+  const uint32_t size = info.size;
+  const bool cmpxchg = info.atomic == AtomicKind::cmpxchg;
+  const bool fetch = info.atomic != AtomicKind::plain;
   if (cmpxchg && !check_init(e, *s, 0, pc)) return false;
   const RegState ptr = s->regs()[insn.dst];
   const RegState value = s->regs()[insn.src];

@@ -350,11 +350,11 @@ bool note_pointer_operand(Engine& e, uint32_t pc, const Scalar& off, bool operan
 
 bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc) {
   RegState* regs = s.regs();
-  const uint32_t o = static_cast<uint32_t>(insn.op);
+  const OpInfo& info = op_info(insn.op);
   const int32_t d = insn.dst;
-  if (o >= static_cast<uint32_t>(Op::neg64)) {
+  if (!is_binary_alu(insn.op)) {
     // Unary: neg, movsx, byte swaps.
-    const bool is_movsx = insn.op >= Op::movsx64_8 && insn.op <= Op::movsx32_16;
+    const bool is_movsx = info.alu == Alu::movsx;
     const uint32_t source = is_movsx ? insn.src : insn.dst;
     if (!check_init(e, s, source, pc)) return false;
     const RegState& v = regs[source];
@@ -369,9 +369,9 @@ bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc) {
     set_reg(s, insn.dst, make_scalar(alu(insn.op, v.value, v.value)));
     return true;
   }
-  const Alu op = static_cast<Alu>(o / 4);
-  const bool is64 = (o % 4) < 2;
-  const bool is_reg = (o % 4) % 2 == 1;
+  const Alu op = info.alu;
+  const bool is64 = info.width == Width::w64;
+  const bool is_reg = info.reads_src;
   if (!is_reg && e.options.linux_rules &&
       (op == Alu::lsh || op == Alu::rsh || op == Alu::arsh)) {
     // check_alu_op: "invalid shift %d" for an immediate >= the width.
@@ -524,8 +524,9 @@ bool step_lddw(Engine& e, State& s, const Insn& insn, uint32_t pc) {
 bool check_map_references(Engine& e) {
   for (uint32_t pc = 0; pc < e.insn_count; ++pc) {
     const Op op = e.insns[pc].op;
-    if (op < Op::lddw_map_fd || op > Op::lddw_map_idx_value || op == Op::lddw_var_addr ||
-        op == Op::lddw_code_addr) {
+    // The lddw kinds that name a map (RFC 9669 §5.4).
+    if (op != Op::lddw_map_fd && op != Op::lddw_map_value && op != Op::lddw_map_idx &&
+        op != Op::lddw_map_idx_value) {
       continue;
     }
     RegState ignored;

@@ -47,9 +47,24 @@ uint32_t next_bit(const uint64_t* bits, uint32_t from, uint32_t n) {
   while (rest == 0 && ++word < words) rest = bits[word];
   return rest == 0 ? n : word * 64 + static_cast<uint32_t>(__builtin_ctzll(rest));
 }
+// Set bits of x, inline (SWAR): __builtin_popcountll is a libgcc call on
+// x86-64 without POPCNT, and the freestanding core links no libgcc.
+constexpr uint32_t bit_count(uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555u);
+  x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+  return static_cast<uint32_t>((x * 0x0101010101010101u) >> 56);
+}
+static_assert(bit_count(0) == 0 && bit_count(~uint64_t{0}) == 64 && bit_count(0x8000000000000001u) == 2);
 
-bool is_conditional_jump(Op op) { return op >= Op::jeq64_imm && op <= Op::jsle32_reg; }
-bool is_lddw(Op op) { return op >= Op::lddw_imm64 && op <= Op::lddw_map_idx_value; }
+// The number of set bits before `pc`, in O(1): `before[w]` counts those in
+// the words below w. With the leaders' bits, the block holding slot pc is
+// rank(pc + 1) - 1 (Cfg::block_of's binary search made the edges of a
+// program with n jumps cost n log n).
+uint32_t rank(const uint64_t* bits, const uint32_t* before, uint32_t pc) {
+  const uint64_t below = pc % 64 == 0 ? 0 : bits[pc / 64] << (64 - pc % 64);
+  return before[pc / 64] + bit_count(below);
+}
 
 // decode() guarantees what this checks; a violation is a bug upstream, so a
 // debug build stops at once while a release build still refuses cleanly.
@@ -57,11 +72,11 @@ CfgResult broken_contract(uint32_t pc) {
 #ifndef NDEBUG
   __builtin_trap();
 #endif
-  return {CfgError::invalid_program, pc};
+  return {CfgError::invalid_program, {pc}};
 }
 
-CfgResult fail(CfgError error, uint32_t pc) { return {error, pc}; }
-constexpr CfgResult kOutOfMemory{CfgError::out_of_memory, 0};
+CfgResult fail(CfgError error, uint32_t pc) { return {error, {pc}}; }
+constexpr CfgResult kOutOfMemory{CfgError::out_of_memory, {0}};
 
 // Target of a jump or local call at `pc`, or -1 when outside [0, count).
 int64_t target_of(const Insn& insn, uint32_t pc, uint32_t count) {
@@ -78,12 +93,6 @@ int64_t code_target_of(const Insn& insn, uint32_t pc, uint32_t count) {
 // The same once checked.
 uint32_t target(const Insn& insn, uint32_t pc) { return static_cast<uint32_t>(int64_t{pc} + 1 + insn.offset); }
 
-// The instruction that ends block `b` (the first slot when it ends with a lddw).
-uint32_t terminator_pc(const Cfg& cfg, uint32_t b) {
-  const uint32_t last = cfg.blocks[b].last;
-  return cfg.insns[last].op == Op::lddw_tail ? last - 1 : last;
-}
-
 struct Frame {
   uint32_t node, cursor;
 };
@@ -94,12 +103,14 @@ void mark(uint64_t* bits, uint32_t pc, uint32_t& count) {
   set_bit(bits, pc);
 }
 
-// The rare ops of phase 1's scan, in one range of Op: jumps, calls, exit
-// and both lddw slots. Everything else (ALU, loads, stores) neither ends a
-// block nor starts one.
+// The rare ops of phase 1's scan: jumps, calls, exit and both lddw slots.
+// Everything else (ALU, loads, stores) neither ends a block nor starts one.
+// They form one range of Op, so the scan tests two compares per slot rather
+// than a table load; isa/ops.h's table checks the range at compile time.
+constexpr bool control_or_lddw(Op op) { return is_control(op) || is_lddw(op) || op == Op::lddw_tail; }
 constexpr bool is_control_or_lddw(Op op) { return op >= Op::jeq64_imm && op <= Op::lddw_tail; }
-static_assert(Op::ja > Op::jeq64_imm && Op::call_local > Op::ja && Op::exit > Op::call_local &&
-              Op::lddw_imm64 > Op::exit && Op::lddw_tail > Op::lddw_map_idx_value);
+static_assert(op_range_is(Op::jeq64_imm, Op::lddw_tail, control_or_lddw),
+              "jumps, calls, exit and lddw must stay one range of enum Op");
 
 // The first slot from `at` on that is control or lddw. Four slots a round:
 // one taken branch per four where most slots are neither (the loop's own
@@ -124,9 +135,12 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
   const Insn* insns = program.insns;
   uint64_t* leaders = nullptr;
   uint64_t* entries = nullptr;
+  uint32_t* leaders_before = nullptr;  // rank()'s counts, filled once the leaders are known
+  const uint32_t words = (n + 63) / 64;
   const bool bits_carved = carve(arena, [&](Carve& c) {
-    c.take(leaders, (n + size_t{63}) / 64);
-    c.take(entries, (n + size_t{63}) / 64);
+    c.take(leaders, words);
+    c.take(entries, words);
+    c.take(leaders_before, words + size_t{1});
   });
   if (!bits_carved) return kOutOfMemory;
 
@@ -176,6 +190,12 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
       if (pc + 1 < n) mark(leaders, pc + 1, block_count);
     }
   }
+  for (uint32_t w = 0, count = 0; w < words; ++w) {
+    leaders_before[w] = count;
+    count += bit_count(leaders[w]);
+  }
+  leaders_before[words] = block_count;
+  const auto block_at = [&](uint32_t pc) { return rank(leaders, leaders_before, pc + 1) - 1; };
   // Every ja, conditional jump and exit ends a block (the slot after it
   // leads one); the other blocks fall through into a jump target. So the
   // edges number blocks + conditional jumps - exits, and every array but
@@ -237,7 +257,7 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
       const uint32_t to = insns[pc].op == Op::call_local
                               ? target(insns[pc], pc)
                               : static_cast<uint32_t>(code_target_of(insns[pc], pc, n));
-      const uint32_t callee = cfg.blocks[cfg.block_of(to)].function;
+      const uint32_t callee = cfg.blocks[block_at(to)].function;
       if (cfg.functions[block.function].call_count++ == 0) cfg.functions[block.function].call_begin = c;
       cfg.calls[c++] = {pc, b, block.function, callee};
     }
@@ -245,7 +265,7 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
     const Op op = insns[pc].op;
     const uint32_t next = b + 1;
     if (op == Op::ja || is_conditional_jump(op)) {
-      const uint32_t to = cfg.block_of(target(insns[pc], pc));
+      const uint32_t to = block_at(target(insns[pc], pc));
       if (cfg.blocks[to].function != block.function) return broken_contract(pc);
       if (op != Op::ja) cfg.edges[e++] = {b, next, Cfg::EdgeKind::not_taken};
       cfg.edges[e++] = {b, to, op == Op::ja ? Cfg::EdgeKind::jump : Cfg::EdgeKind::taken};
@@ -387,7 +407,7 @@ uint32_t intersect(const Cfg& cfg, uint32_t a, uint32_t b) {
 // block dominating its source — reducibility — adding those edges back
 // changes no dominator, so the pass is exact and CHK's second pass would
 // change nothing. Otherwise the graph is irreducible and rejected.
-CfgResult build_dominators(Arena& arena, Cfg& cfg) {
+CfgResult build_dominators(Arena& arena, Cfg& cfg, uint32_t& retreating) {
   for (uint32_t f = 0; f < cfg.function_count; ++f) {
     const Cfg::Span<uint32_t> order = cfg.function_rpo(f);
     for (uint32_t i = 1; i < order.size; ++i) {
@@ -436,12 +456,15 @@ CfgResult build_dominators(Arena& arena, Cfg& cfg) {
   }
   arena.release_to(mark);
 
+  // The retreating edges, counted for phase 5: none (loop-free code) leaves
+  // it nothing to do.
+  retreating = 0;
   for (uint32_t b = 0; b < cfg.block_count; ++b) {
     if (!cfg.reachable(b)) continue;
     for (const Cfg::Edge& edge : cfg.successors(b)) {
-      if (cfg.blocks[edge.to].rpo <= cfg.blocks[b].rpo && !cfg.dominates(edge.to, b)) {
-        return fail(CfgError::irreducible_loop, terminator_pc(cfg, b));
-      }
+      if (cfg.blocks[edge.to].rpo > cfg.blocks[b].rpo) continue;
+      if (!cfg.dominates(edge.to, b)) return fail(CfgError::irreducible_loop, terminator_pc(cfg, b));
+      ++retreating;
     }
   }
   return {};
@@ -468,6 +491,24 @@ bool is_back_edge(const Cfg& cfg, const Cfg::Edge& edge) {
 // them from the highest number, each loop's body is found backwards from
 // its back edges, and an already-built inner loop is entered as one node
 // (its header's predecessors), joined to this loop in the union-find.
+// The loop arrays that have a size before the forest is built (zeroed).
+CfgResult carve_loops(Arena& arena, Cfg& cfg, uint32_t loop_count, uint32_t back_count) {
+  const bool carved = carve(arena, [&](Carve& c) {
+    c.take(cfg.loops, loop_count);
+    c.take(cfg.back_edge_offsets, loop_count + size_t{1});
+    c.take(cfg.back_edges, back_count);
+    c.take(cfg.loop_block_offsets, loop_count + size_t{1});
+    c.take(cfg.exit_offsets, loop_count + size_t{1});
+  });
+  if (!carved) return kOutOfMemory;
+  cfg.loop_count = loop_count;
+  return {};
+}
+
+// Loop-free code (no retreating edge: phase 4 counted them) has an empty
+// forest: the offset arrays, all 0, and no scan of the edges.
+CfgResult no_loops(Arena& arena, Cfg& cfg) { return carve_loops(arena, cfg, 0, 0); }
+
 CfgResult build_loops(Arena& arena, Cfg& cfg) {
   uint32_t loop_count = 0, back_count = 0;
   constexpr uint32_t kHeader = 0;  // marks headers in Block::loop before they are numbered
@@ -480,16 +521,8 @@ CfgResult build_loops(Arena& arena, Cfg& cfg) {
       ++loop_count;
     }
   }
-  const bool carved = carve(arena, [&](Carve& c) {
-    c.take(cfg.loops, loop_count);
-    c.take(cfg.back_edge_offsets, loop_count + size_t{1});
-    c.take(cfg.back_edges, back_count);
-    c.take(cfg.loop_block_offsets, loop_count + size_t{1});
-    c.take(cfg.exit_offsets, loop_count + size_t{1});
-  });
-  if (!carved) return kOutOfMemory;
-  cfg.loop_count = loop_count;
-  if (loop_count == 0) return {};  // the offsets are all 0 already
+  const CfgResult carved = carve_loops(arena, cfg, loop_count, back_count);
+  if (!carved.ok() || loop_count == 0) return carved;  // (no loop: the offsets are all 0 already)
 
   const size_t mark = arena.mark();
   uint32_t* header_of = nullptr;  // by first numbering
@@ -654,7 +687,7 @@ void order_single_block(Cfg& cfg) {
 
 CfgResult finish_single_block(Arena& arena, Cfg& cfg) {
   order_single_block(cfg);
-  return build_loops(arena, cfg);  // (no back edge: only the empty offset arrays)
+  return build_loops(arena, cfg);  // (the block may jump to itself: a loop)
 }
 
 // Straight-line code (no jump, call or lddw; one exit, the last slot): the
@@ -715,8 +748,9 @@ CfgResult build_cfg(const Program& program, const CfgOptions& options, Arena& ar
   if (result.ok() && cfg.block_count == 1 && cfg.call_count == 0) return finish_single_block(arena, cfg);
   if (result.ok()) result = build_rpo(arena, cfg);
   if (result.ok()) result = check_calls(options, arena, cfg);
-  if (result.ok()) result = build_dominators(arena, cfg);
-  if (result.ok()) result = build_loops(arena, cfg);
+  uint32_t retreating = 0;
+  if (result.ok()) result = build_dominators(arena, cfg, retreating);
+  if (result.ok()) result = retreating == 0 ? no_loops(arena, cfg) : build_loops(arena, cfg);
   return result;
 }
 
@@ -728,7 +762,7 @@ size_t cfg_arena_bound(uint32_t insn_count) {
   const uint64_t n = insn_count, blocks = n, edges = 2 * blocks, loops = blocks;
   const uint64_t function_or_call = sizeof(Cfg::Function) > sizeof(Cfg::CallSite) ? sizeof(Cfg::Function)
                                                                                   : sizeof(Cfg::CallSite);
-  uint64_t bytes = 4 * n                                         // bitsets (n / 4 + 16)
+  uint64_t bytes = 4 * n                                         // bitsets and their ranks (5n / 16 + 24)
                    + function_or_call * n                        // functions, calls
                    + sizeof(Cfg::Block) * blocks + 4 * (blocks + 1)  // blocks, succ_offsets
                    + (sizeof(Cfg::Edge) + 4) * edges + 4 * (blocks + 1)  // edges, pred_edges, pred_offsets

@@ -7,8 +7,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "isa/ops.h"
 #include "keel/arena.h"
 #include "keel/isa.h"
+#include "keel/result.h"
+#include "support/search.h"
 
 namespace keel {
 
@@ -34,11 +37,10 @@ inline constexpr bool calls_back(const Insn& insn) {
   return insn.op == Op::call_helper && (insn.imm == kHelperForEachMapElem || insn.imm == kHelperLoop);
 }
 
-struct CfgResult {
-  CfgError error = CfgError::ok;
+struct CfgErrorDetail {
   uint32_t pc = 0;
-  bool ok() const { return error == CfgError::ok; }
 };
+using CfgResult = Result<CfgError, CfgErrorDetail>;
 
 struct CfgOptions {
   /// Reject code no path reaches, as Linux does; when false, Cfg::first_unreachable_pc tells.
@@ -151,12 +153,8 @@ struct Cfg {
   // The block holding slot pc (< insn_count): a binary search, the blocks
   // tiling the program in pc order.
   uint32_t block_of(uint32_t pc) const {
-    uint32_t low = 0, high = block_count;  // blocks[low].first <= pc < blocks[high].first
-    while (high - low > 1) {
-      const uint32_t mid = low + (high - low) / 2;
-      if (blocks[mid].first <= pc) low = mid; else high = mid;
-    }
-    return low;
+    // The last block after the first that starts at or before pc, else 0.
+    return partition_index(uint32_t{1}, block_count, [&](uint32_t b) { return blocks[b].first <= pc; }) - 1;
   }
   bool reachable(uint32_t b) const { return blocks[b].rpo != kNone; }
   // O(1) through the dominator tree's pre-order intervals. Reflexive.
@@ -184,6 +182,13 @@ struct Cfg {
   }
   bool leaves(const LoopExit& exit, uint32_t l) const { return exit.keep_depth < loops[l].depth; }
 };
+
+// The instruction that ends block `b`: its last slot, or the first slot of
+// the lddw that ends it (whose second slot is the block's last).
+inline uint32_t terminator_pc(const Cfg& cfg, uint32_t b) {
+  const uint32_t last = cfg.blocks[b].last;
+  return cfg.insns[last].op == Op::lddw_tail ? last - 1 : last;
+}
 
 // Builds the CFG of `program` (which must outlive `out`) from `arena`; on
 // failure `out` holds a partial graph, not to be used. Checks run in this

@@ -1,316 +1,18 @@
 // The scalar domain (scalar.h): interval transfer functions written once for
-// a width of 32 or 64 bits, the tnum ones from tnum.h, and the reduction that
-// makes the product consistent. Soundness arguments are next to each rule;
+// a width of 32 or 64 bits, the tnum ones from tnum.h, and the lattice
+// operations (the reduction is scalar_reduce.cc, the refinement by a branch
+// scalar_branch.cc). Soundness arguments are next to each rule;
 // every function is free of UB for all inputs (no shift >= 64, no signed
 // overflow, no division by zero or INT_MIN / -1 in C++).
 #include "domain/scalar.h"
 
+#include "domain/scalar_parts.h"
+#include "isa/semantics.h"
+
 namespace keel {
 namespace {
 
-// The small helpers of the reduction and of the common transfer functions
-// run several times per operation; inlined with a constant width they fold
-// to a few instructions each (a call costs more than most of them).
-#define KEEL_HOT [[gnu::always_inline]] inline
-
-constexpr uint64_t kLow32 = 0xffff'ffffu;
-
-// A width: 64 bits, or the low 32 bits held in 64-bit variables (unsigned
-// values in [0, 2^32), signed values in [INT32_MIN, INT32_MAX]).
-struct Wd {
-  unsigned bits;
-  uint64_t umax;
-  int64_t smin, smax;
-};
-constexpr Wd k64{64, UINT64_MAX, INT64_MIN, INT64_MAX};
-constexpr Wd k32{32, UINT32_MAX, INT32_MIN, INT32_MAX};
-
-KEEL_HOT uint64_t trunc(Wd w, uint64_t x) { return x & w.umax; }
-// The signed reading of a w-bit pattern, and back.
-KEEL_HOT int64_t to_s(Wd w, uint64_t x) {
-  return w.bits == 64 ? static_cast<int64_t>(x)
-                      : static_cast<int64_t>(static_cast<int32_t>(static_cast<uint32_t>(x)));
-}
-KEEL_HOT uint64_t to_u(Wd w, int64_t s) { return static_cast<uint64_t>(s) & w.umax; }
-
-template <class T>
-KEEL_HOT T min_of(T a, T b) { return a < b ? a : b; }
-template <class T>
-KEEL_HOT T max_of(T a, T b) { return a < b ? b : a; }
-
-// The interval half of the domain at one width.
-struct Range {
-  uint64_t umin, umax;
-  int64_t smin, smax;
-};
-
-KEEL_HOT Range full(Wd w) { return {0, w.umax, w.smin, w.smax}; }
-KEEL_HOT Range exact(Wd w, uint64_t x) { return {trunc(w, x), trunc(w, x), to_s(w, x), to_s(w, x)}; }
-KEEL_HOT Range meet(Range a, Range b) {
-  return {max_of(a.umin, b.umin), min_of(a.umax, b.umax), max_of(a.smin, b.smin),
-          min_of(a.smax, b.smax)};
-}
-// Number of values minus one; exact for both widths in uint64 arithmetic.
-KEEL_HOT uint64_t uspan(Range r) { return r.umax - r.umin; }
-KEEL_HOT uint64_t sspan(Range r) { return static_cast<uint64_t>(r.smax) - static_cast<uint64_t>(r.smin); }
-
-KEEL_HOT Range r64(const Scalar& s) { return {s.umin, s.umax, s.smin, s.smax}; }
-KEEL_HOT Range r32(const Scalar& s) { return {s.u32_min, s.u32_max, s.s32_min, s.s32_max}; }
-KEEL_HOT void set64(Scalar& s, Range r) {
-  s.umin = r.umin;
-  s.umax = r.umax;
-  s.smin = r.smin;
-  s.smax = r.smax;
-}
-KEEL_HOT void set32(Scalar& s, Range r) {
-  s.u32_min = static_cast<uint32_t>(r.umin);
-  s.u32_max = static_cast<uint32_t>(r.umax);
-  s.s32_min = static_cast<int32_t>(r.smin);
-  s.s32_max = static_cast<int32_t>(r.smax);
-}
-
-// ---------------------------------------------------------------------------
-// Reduction
-
-// Signed <-> unsigned at one width, exactly: the set is U ∩ S where U is the
-// unsigned interval and S the signed one read as at most two unsigned pieces
-// ([smin, smax] crossing zero is [0, smax] ∪ [2^w + smin, 2^w - 1]). The
-// intersection is at most two unsigned intervals, none crossing 2^(w-1)
-// (S's pieces do not), so each is also a signed interval; their unsigned
-// hull and their signed hull are the tightest intervals containing U ∩ S.
-//
-// Written out piece by piece (rather than as a loop over the pieces) because
-// every reduction round runs it three times: with w a constant it folds to
-// a few compares.
-KEEL_HOT bool sync_sign(Wd w, Range& r) {
-  if (r.umin > r.umax || r.smin > r.smax) return false;
-  if (r.smin >= 0 || r.smax < 0) {  // one piece
-    const uint64_t l = max_of(to_u(w, r.smin), r.umin), h = min_of(to_u(w, r.smax), r.umax);
-    if (l > h) return false;
-    r = {l, h, to_s(w, l), to_s(w, h)};
-    return true;
-  }
-  // Piece 0 = U ∩ [0, smax] holds non-negative values, piece 1 = U ∩
-  // [2^w + smin, 2^w - 1] negative ones, so when both are non-empty the
-  // unsigned hull runs from piece 0 to piece 1 and the signed one back.
-  const uint64_t l0 = r.umin, h0 = min_of(to_u(w, r.smax), r.umax);
-  const uint64_t l1 = max_of(to_u(w, r.smin), r.umin), h1 = min_of(w.umax, r.umax);
-  if (l0 <= h0 && l1 <= h1) {
-    r = {l0, h1, to_s(w, l1), to_s(w, h0)};
-  } else if (l0 <= h0) {
-    r = {l0, h0, to_s(w, l0), to_s(w, h0)};
-  } else if (l1 <= h1) {
-    r = {l1, h1, to_s(w, l1), to_s(w, h1)};
-  } else {
-    return false;
-  }
-  return true;
-}
-
-// The low 32 bits of the values lo, lo+1, ..., lo+span (mod 2^32) when span
-// < 2^32 form the circular interval [lo, hi]: an unsigned interval when it
-// does not pass 2^32-1 -> 0 (lo <= hi) and a signed one when it does not pass
-// INT32_MAX -> INT32_MIN (int32(lo) <= int32(hi)).
-KEEL_HOT void narrow_by_circle32(Range& r32, uint64_t lo64, uint64_t span) {
-  if (span > kLow32) return;
-  const uint64_t lo = lo64 & kLow32, hi = (lo64 + span) & kLow32;
-  if (lo <= hi) r32 = meet(r32, Range{lo, hi, r32.smin, r32.smax});
-  if (to_s(k32, lo) <= to_s(k32, hi)) r32 = meet(r32, Range{r32.umin, r32.umax, to_s(k32, lo), to_s(k32, hi)});
-}
-
-KEEL_HOT bool in_circle(uint32_t x, uint32_t a, uint32_t b) {
-  return static_cast<uint32_t>(x - a) <= static_cast<uint32_t>(b - a);
-}
-
-// The least x' >= x (unsigned or, if `is_signed`, signed order) whose low 32
-// bits lie in the circular interval [a, b]. Both orders compare the upper
-// word first (signed or unsigned) and the low word unsigned, so: if x's low
-// word is outside, walking up from it the first member is a — in the same
-// upper word when a is above it, else in the next one.
-KEEL_HOT bool raise_to_low_set(uint64_t& x, uint32_t a, uint32_t b, bool is_signed) {
-  const uint32_t low = static_cast<uint32_t>(x), high = static_cast<uint32_t>(x >> 32);
-  if (in_circle(low, a, b)) return true;
-  if (a > low) {
-    x = (uint64_t{high} << 32) | a;
-    return true;
-  }
-  if (high == (is_signed ? 0x7fff'ffffu : 0xffff'ffffu)) return false;
-  x = (uint64_t{static_cast<uint32_t>(high + 1)} << 32) | a;
-  return true;
-}
-
-// The mirror image: the greatest x' <= x whose low word lies in [a, b].
-KEEL_HOT bool lower_to_low_set(uint64_t& x, uint32_t a, uint32_t b, bool is_signed) {
-  const uint32_t low = static_cast<uint32_t>(x), high = static_cast<uint32_t>(x >> 32);
-  if (in_circle(low, a, b)) return true;
-  if (b < low) {
-    x = (uint64_t{high} << 32) | b;
-    return true;
-  }
-  if (high == (is_signed ? 0x8000'0000u : 0u)) return false;
-  x = (uint64_t{static_cast<uint32_t>(high - 1)} << 32) | b;
-  return true;
-}
-
-// Moves each 64-bit bound to the nearest value whose low word is allowed by
-// the 32-bit bounds (each of which is a circular interval of low words).
-// A full circle (the 32-bit bounds of an unknown low word) allows every low
-// word, so it is skipped: the common case costs two compares.
-KEEL_HOT bool tighten_to_circle(Range& r, uint32_t a, uint32_t b) {
-  if (static_cast<uint32_t>(b - a) == 0xffff'ffffu) return true;
-  uint64_t smin = static_cast<uint64_t>(r.smin), smax = static_cast<uint64_t>(r.smax);
-  if (!raise_to_low_set(r.umin, a, b, false) || !lower_to_low_set(r.umax, a, b, false) ||
-      !raise_to_low_set(smin, a, b, true) || !lower_to_low_set(smax, a, b, true))
-    return false;
-  r.smin = static_cast<int64_t>(smin);
-  r.smax = static_cast<int64_t>(smax);
-  return true;
-}
-
-KEEL_HOT bool tighten64_from32(Range& r, Range r32) {
-  return tighten_to_circle(r, static_cast<uint32_t>(r32.umin), static_cast<uint32_t>(r32.umax)) &&
-         tighten_to_circle(r, static_cast<uint32_t>(r32.smin), static_cast<uint32_t>(r32.smax)) &&
-         r.umin <= r.umax && r.smin <= r.smax;
-}
-
-// The low-word tnum t32 constrains only the low 32 bits.
-KEEL_HOT Tnum widen_low(Tnum t32) { return {t32.value & kLow32, t32.mask | ~kLow32}; }
-
-KEEL_HOT bool same(Range x, Range y) {
-  return x.umin == y.umin && x.umax == y.umax && x.smin == y.smin && x.smax == y.smax;
-}
-
-// Values whose four intervals are one and the same [lo, hi] with 0 <= lo
-// <= hi < 2^31 (small non-negative ranges: indices, lengths, masked bytes,
-// and every constant below 2^31). There signed and unsigned orders agree at
-// both widths and the low word is the value, so a round's sign syncs and
-// 64 <-> 32 steps change nothing, bounds -> tnum is the one meet with
-// range(lo, hi) (the other three tnums contain it), and tnum -> bounds
-// moves lo and hi alike in all four intervals. small_round() is that round.
-KEEL_HOT bool is_small(Range a, Range b) {
-  return a.umin == static_cast<uint64_t>(a.smin) && a.umax == static_cast<uint64_t>(a.smax) && same(a, b) &&
-         a.umin <= a.umax && a.umax <= 0x7fff'ffffu;
-}
-
-// False when empty; else t, lo and hi are the round's results.
-KEEL_HOT bool small_round(Tnum& t, uint64_t& lo, uint64_t& hi) {
-  return tnum::intersect(t, tnum::range(lo, hi), t) && tnum::min_member_at_least(t, lo, lo) &&
-         tnum::max_member_at_most(t, hi, hi) && lo <= hi;
-}
-
-KEEL_HOT void set_small(Scalar& s, Tnum t, uint64_t lo, uint64_t hi) {
-  s.bits = t;
-  s.umin = s.u32_min = static_cast<uint32_t>(lo);
-  s.umax = s.u32_max = static_cast<uint32_t>(hi);
-  s.smin = s.s32_min = static_cast<int32_t>(lo);
-  s.smax = s.s32_max = static_cast<int32_t>(hi);
-}
-
-// The remaining `rounds` rounds of reduce() on a small range.
-bool reduce_small_range(Scalar& s, int rounds) {
-  uint64_t lo = s.umin, hi = s.umax;
-  Tnum t = s.bits;
-  for (int round = 0; round < rounds; ++round) {
-    const uint64_t lo0 = lo, hi0 = hi;
-    if (!small_round(t, lo, hi)) return false;
-    if (lo == lo0 && hi == hi0) break;
-  }
-  set_small(s, t, lo, hi);
-  return true;
-}
-
-enum class Round : uint8_t { empty, stable, again };
-
-// One round: sign sync, 64 -> 32, 32 -> 64, bounds -> tnum, tnum -> bounds.
-// Every step is idempotent and reads only what the steps before it wrote,
-// except two "late" steps whose output earlier steps read: 32 -> 64
-// (tighten64_from32 and its sign sync) and tnum -> bounds. When neither
-// changed anything, a second round would see every step's input unchanged
-// and change nothing, so the round reports `stable` and reduce() stops
-// without running it (the result is the one the full loop reaches).
-KEEL_HOT Round reduce_round(Scalar& s) {
-  Range a = r64(s), b = r32(s);
-  if (!sync_sign(k64, a) || !sync_sign(k32, b)) return Round::empty;
-  // 64 -> 32 from each 64-bit interval, then 32 -> 64.
-  narrow_by_circle32(b, a.umin, uspan(a));
-  narrow_by_circle32(b, static_cast<uint64_t>(a.smin), sspan(a));
-  if (!sync_sign(k32, b)) return Round::empty;
-  const Range a_early = a;
-  if (!tighten64_from32(a, b) || !sync_sign(k64, a)) return Round::empty;
-  if (is_small(a, b)) {  // the rest of the round is small_round()
-    uint64_t lo = a.umin, hi = a.umax;
-    Tnum t = s.bits;
-    if (!small_round(t, lo, hi)) return Round::empty;
-    set_small(s, t, lo, hi);
-    return lo == a.umin && hi == a.umax && same(a, a_early) ? Round::stable : Round::again;
-  }
-
-  // Bounds -> tnum: the meet with the smallest tnum of each interval. One
-  // whose ends differ in the width's top bit has every bit unknown, and so
-  // has a signed interval that crosses zero (its negative part has the top
-  // bits 1 and ends at all-ones, its non-negative part has them 0: their
-  // join knows no bit); meeting with an unknown tnum changes nothing, so
-  // those meets are skipped.
-  Tnum t = s.bits;
-  if ((a.umin ^ a.umax) >> 63 == 0 && !tnum::intersect(t, tnum::range(a.umin, a.umax), t)) return Round::empty;
-  if ((a.smin >= 0 || a.smax < 0) &&
-      !tnum::intersect(t, tnum::range(to_u(k64, a.smin), to_u(k64, a.smax)), t))
-    return Round::empty;
-  if ((b.umin ^ b.umax) >> 31 == 0 && !tnum::intersect(t, widen_low(tnum::range(b.umin, b.umax)), t))
-    return Round::empty;
-  if ((b.smin >= 0 || b.smax < 0) &&
-      !tnum::intersect(t, widen_low(tnum::range(to_u(k32, b.smin), to_u(k32, b.smax))), t))
-    return Round::empty;
-
-  // Tnum -> bounds: each bound moves to the nearest member of the tnum.
-  // (Skipped at a width where the tnum knows no bit: every bound is a
-  // member, and the bounds are ordered since the sign syncs.)
-  const Range b_mid = b;
-  if (t.mask != ~uint64_t{0}) {
-    if (!tnum::min_member_at_least(t, a.umin, a.umin) || !tnum::max_member_at_most(t, a.umax, a.umax) ||
-        !tnum::smin_member_at_least(t, a.smin, a.smin) || !tnum::smax_member_at_most(t, a.smax, a.smax))
-      return Round::empty;
-    if (a.umin > a.umax || a.smin > a.smax) return Round::empty;
-  }
-  // The low word: the cast tnum has upper bits known 0, so its members (and
-  // the bounds found) stay below 2^32. Flipping bit 31 maps the 32-bit
-  // signed order onto the unsigned one.
-  const Tnum t32 = tnum::cast32(t);
-  if (t32.mask != kLow32) {
-    const uint64_t s31 = uint64_t{1} << 31;
-    const Tnum t32f{t32.value ^ (s31 & ~t32.mask), t32.mask};
-    uint64_t slo = 0, shi = 0;
-    if (!tnum::min_member_at_least(t32, b.umin, b.umin) || !tnum::max_member_at_most(t32, b.umax, b.umax) ||
-        !tnum::min_member_at_least(t32f, to_u(k32, b.smin) ^ s31, slo) ||
-        !tnum::max_member_at_most(t32f, to_u(k32, b.smax) ^ s31, shi))
-      return Round::empty;
-    b.smin = to_s(k32, slo ^ s31);
-    b.smax = to_s(k32, shi ^ s31);
-    if (b.umin > b.umax || b.smin > b.smax) return Round::empty;
-  }
-
-  s.bits = t;
-  set64(s, a);
-  set32(s, b);
-  return same(a, a_early) && same(b, b_mid) ? Round::stable : Round::again;
-}
-
-// Each round is sound on its own (every step only removes non-members), so
-// stopping after a bounded number of rounds is sound; in practice the value
-// is stable after one or two. At most 8 rounds, as first written; a value
-// that becomes a small range finishes its remaining rounds on the shortcut.
-// Out of line, so that reduce()'s shortcuts need no stack frame.
-[[gnu::noinline]] bool reduce_rounds(Scalar& s) {
-  for (int round = 0; round < 8; ++round) {
-    if (is_small(r64(s), r32(s))) return reduce_small_range(s, 8 - round);
-    switch (reduce_round(s)) {
-      case Round::empty: return false;
-      case Round::stable: return true;
-      case Round::again: break;
-    }
-  }
-  return true;
-}
+using namespace scalar_parts;
 
 // ---------------------------------------------------------------------------
 // Interval transfer functions at width w. Each returns an interval pair that
@@ -320,7 +22,7 @@ KEEL_HOT Round reduce_round(Scalar& s) {
 // The values lo, lo+1, ..., lo+span (mod 2^w) with span < 2^w: an unsigned
 // interval unless they pass 2^w-1 -> 0, a signed one unless they pass the
 // signed maximum.
-KEEL_HOT Range circle(Wd w, uint64_t lo, uint64_t span) {
+KEEL_HOT Range circle(WidthLimits w, uint64_t lo, uint64_t span) {
   Range r = full(w);
   if (span > w.umax) return r;
   lo = trunc(w, lo);
@@ -340,7 +42,7 @@ KEEL_HOT Range circle(Wd w, uint64_t lo, uint64_t span) {
 // (and likewise from the signed minima) whenever that length is < 2^w; so a
 // sum that wraps as a whole stays precise, and a sum that may or may not
 // wrap loses the bound (Linux's rule, generalized to both orders).
-KEEL_HOT Range add_r(Wd w, Range a, Range b) {
+KEEL_HOT Range add_r(WidthLimits w, Range a, Range b) {
   Range r = full(w);
   uint64_t span = 0;
   if (!__builtin_add_overflow(uspan(a), uspan(b), &span)) r = meet(r, circle(w, a.umin + b.umin, span));
@@ -350,7 +52,7 @@ KEEL_HOT Range add_r(Wd w, Range a, Range b) {
 }
 
 // a - b lies in the circle from a.min - b.max of the same length.
-KEEL_HOT Range sub_r(Wd w, Range a, Range b) {
+KEEL_HOT Range sub_r(WidthLimits w, Range a, Range b) {
   Range r = full(w);
   uint64_t span = 0;
   if (!__builtin_add_overflow(uspan(a), uspan(b), &span)) r = meet(r, circle(w, a.umin - b.umax, span));
@@ -363,7 +65,7 @@ KEEL_HOT Range sub_r(Wd w, Range a, Range b) {
 // bilinear, so its extremes are at the four corners when none wraps.
 // FIXME: a product that may wrap loses its bounds (the tnum remains), as in
 // Linux; a wrapped-interval rule like add's could keep some.
-Range mul_r(Wd w, Range a, Range b) {
+Range mul_r(WidthLimits w, Range a, Range b) {
   Range r = full(w);
   uint64_t hi = 0;
   if (!__builtin_mul_overflow(a.umax, b.umax, &hi) && hi <= w.umax) {
@@ -387,7 +89,7 @@ Range mul_r(Wd w, Range a, Range b) {
 
 // Unsigned division: a / d decreases in d and increases in a; d = 0 gives 0
 // (RFC 9669 §4.1).
-Range div_r(Wd w, Range a, Range b) {
+Range div_r(WidthLimits w, Range a, Range b) {
   if (b.umax == 0) return exact(w, 0);
   Range r = full(w);
   r.umin = b.umin == 0 ? 0 : a.umin / b.umax;
@@ -401,7 +103,7 @@ Range div_r(Wd w, Range a, Range b) {
 // wrapping case, INT_MIN / -1 = INT_MIN (RFC 9669 §4.1), is split off: the
 // box becomes {INT_MIN} x (divisors without -1), the rest of a x the
 // divisors, and the single result INT_MIN.
-Range sdiv_r(Wd w, Range a, Range b) {
+Range sdiv_r(WidthLimits w, Range a, Range b) {
   int64_t lo = INT64_MAX, hi = INT64_MIN;
   auto include = [&](int64_t q) {
     lo = min_of(lo, q);
@@ -435,7 +137,7 @@ Range sdiv_r(Wd w, Range a, Range b) {
 }
 
 // a % d <= a and < d; d = 0 leaves a (callers handle b = {0} and a < b).
-Range mod_r(Wd w, Range a, Range b) {
+Range mod_r(WidthLimits w, Range a, Range b) {
   Range r = full(w);
   r.umax = b.umin == 0 ? a.umax : min_of(a.umax, b.umax - 1);
   return r;
@@ -445,7 +147,7 @@ Range mod_r(Wd w, Range a, Range b) {
 // 0). M is the largest |d| over the possible non-zero divisors; |INT_MIN|
 // is computed in unsigned arithmetic. d = 0 leaves a.
 // FIXME: r == a when |a| < min |d| is not used (mod uses the unsigned one).
-Range smod_r(Wd w, Range a, Range b) {
+Range smod_r(WidthLimits w, Range a, Range b) {
   uint64_t m = 0;
   if (b.smin < 0) m = 0 - static_cast<uint64_t>(b.smin);
   if (b.smax > 0) m = max_of(m, static_cast<uint64_t>(b.smax));
@@ -462,7 +164,7 @@ Range smod_r(Wd w, Range a, Range b) {
 
 // x & y <= min(x, y) unsigned. Signed: a non-negative operand bounds the
 // result to [0, it]; two negative ones give a negative result <= both.
-KEEL_HOT Range and_r(Wd w, Range a, Range b) {
+KEEL_HOT Range and_r(WidthLimits w, Range a, Range b) {
   Range r = full(w);
   r.umax = min_of(a.umax, b.umax);
   if (a.smin >= 0 || b.smin >= 0) {
@@ -477,7 +179,7 @@ KEEL_HOT Range and_r(Wd w, Range a, Range b) {
 // x | y >= max(x, y) unsigned. A negative operand makes the result negative
 // and (same half, so same order) >= it; two non-negative ones give a result
 // >= both.
-KEEL_HOT Range or_r(Wd w, Range a, Range b) {
+KEEL_HOT Range or_r(WidthLimits w, Range a, Range b) {
   Range r = full(w);
   r.umin = max_of(a.umin, b.umin);
   if (a.smax < 0 || b.smax < 0) {
@@ -491,7 +193,7 @@ KEEL_HOT Range or_r(Wd w, Range a, Range b) {
 
 // Shifts by a constant k < w.bits: monotone, so the bounds shift too unless
 // a bit falls off the top (lsh) — checked against the width's limits.
-KEEL_HOT Range lsh_r(Wd w, Range a, unsigned k) {
+KEEL_HOT Range lsh_r(WidthLimits w, Range a, unsigned k) {
   Range r = full(w);
   if (a.umax <= (w.umax >> k)) {
     r.umin = a.umin << k;
@@ -504,7 +206,7 @@ KEEL_HOT Range lsh_r(Wd w, Range a, unsigned k) {
   return r;
 }
 
-KEEL_HOT Range rsh_r(Wd w, Range a, unsigned k) {
+KEEL_HOT Range rsh_r(WidthLimits w, Range a, unsigned k) {
   if (k == 0) return a;
   Range r = full(w);
   r.umin = a.umin >> k;
@@ -514,7 +216,7 @@ KEEL_HOT Range rsh_r(Wd w, Range a, unsigned k) {
 
 // Values of a 32-bit width are kept sign-extended in int64, so an int64
 // arithmetic shift is the 32-bit one.
-KEEL_HOT Range arsh_r(Wd w, Range a, unsigned k) {
+KEEL_HOT Range arsh_r(WidthLimits w, Range a, unsigned k) {
   if (k == 0) return a;
   Range r = full(w);
   r.smin = a.smin >> k;
@@ -524,10 +226,6 @@ KEEL_HOT Range arsh_r(Wd w, Range a, unsigned k) {
 
 // ---------------------------------------------------------------------------
 // Assembling results
-
-// A reduction of a sound result never finds it empty; if a bug made it so,
-// answer the top of the result's type rather than bottom.
-Scalar finish64(Scalar s) { return reduce(s) ? s : Scalar::unknown(); }
 
 Scalar make64(Tnum t, Range a, Range b) {
   Scalar s;
@@ -548,7 +246,7 @@ Scalar make32(Tnum t, Range b) {
   // continue as small_round(), so starting there gives the same result.
   const Range low = r32(s);
   set64(s, is_small(low, low) ? low : Range{0, kLow32, 0, static_cast<int64_t>(kLow32)});
-  if (reduce(s)) return s;
+  if (reduce_inline(s)) return s;
   s = Scalar::unknown();
   s.bits = Tnum{0, kLow32};
   s.umax = kLow32;
@@ -556,8 +254,6 @@ Scalar make32(Tnum t, Range b) {
   s.smax = static_cast<int64_t>(kLow32);
   return s;
 }
-
-bool is_power_of_two(uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
 
 Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k) {
   if (w == Width::w64) {
@@ -703,50 +399,23 @@ Scalar alu32(AluOp op, const Scalar& a, const Scalar& b) {
 // constants (see the FIXMEs at mod_r and smod_r), and folding them would
 // change results, not only speed.
 KEEL_HOT bool fold(AluOp op, Width w, uint64_t a, uint64_t b, uint64_t& out) {
-  if (w == Width::w32) {
-    const auto x = static_cast<uint32_t>(a), y = static_cast<uint32_t>(b);
-    uint32_t r = 0;
-    switch (op) {
-      case AluOp::add: r = x + y; break;
-      case AluOp::sub: r = x - y; break;
-      case AluOp::mul: r = x * y; break;
-      case AluOp::div: r = y == 0 ? 0 : x / y; break;
-      case AluOp::sdiv:  // INT32_MIN / -1 wraps to INT32_MIN; C++ division would be UB
-        if (y == 0) r = 0;
-        else if (x == 0x8000'0000u && y == 0xffff'ffffu) r = x;
-        else r = static_cast<uint32_t>(static_cast<int32_t>(x) / static_cast<int32_t>(y));
-        break;
-      case AluOp::bit_and: r = x & y; break;
-      case AluOp::bit_or: r = x | y; break;
-      case AluOp::bit_xor: r = x ^ y; break;
-      case AluOp::lsh: r = x << (y & 31); break;
-      case AluOp::rsh: r = x >> (y & 31); break;
-      case AluOp::arsh: r = static_cast<uint32_t>(static_cast<int32_t>(x) >> (y & 31)); break;
-      case AluOp::mov: r = y; break;
-      default: return false;
-    }
-    out = r;  // zero-extended
-    return true;
-  }
+  Alu isa_op;
   switch (op) {
-    case AluOp::add: out = a + b; break;
-    case AluOp::sub: out = a - b; break;
-    case AluOp::mul: out = a * b; break;
-    case AluOp::div: out = b == 0 ? 0 : a / b; break;
-    case AluOp::sdiv:
-      if (b == 0) out = 0;
-      else if (a == uint64_t{1} << 63 && b == ~uint64_t{0}) out = a;
-      else out = static_cast<uint64_t>(static_cast<int64_t>(a) / static_cast<int64_t>(b));
-      break;
-    case AluOp::bit_and: out = a & b; break;
-    case AluOp::bit_or: out = a | b; break;
-    case AluOp::bit_xor: out = a ^ b; break;
-    case AluOp::lsh: out = a << (b & 63); break;
-    case AluOp::rsh: out = a >> (b & 63); break;
-    case AluOp::arsh: out = static_cast<uint64_t>(static_cast<int64_t>(a) >> (b & 63)); break;
-    case AluOp::mov: out = b; break;
-    default: return false;
+    case AluOp::add: isa_op = Alu::add; break;
+    case AluOp::sub: isa_op = Alu::sub; break;
+    case AluOp::mul: isa_op = Alu::mul; break;
+    case AluOp::div: isa_op = Alu::div; break;
+    case AluOp::sdiv: isa_op = Alu::sdiv; break;
+    case AluOp::bit_and: isa_op = Alu::band; break;
+    case AluOp::bit_or: isa_op = Alu::bor; break;
+    case AluOp::bit_xor: isa_op = Alu::bxor; break;
+    case AluOp::lsh: isa_op = Alu::lsh; break;
+    case AluOp::rsh: isa_op = Alu::rsh; break;
+    case AluOp::arsh: isa_op = Alu::arsh; break;
+    case AluOp::mov: isa_op = Alu::mov; break;
+    default: return false;  // mod, smod (above)
   }
+  out = sem::alu(isa_op, w, a, b);
   return true;
 }
 
@@ -783,106 +452,8 @@ KEEL_HOT bool small_alu64(AluOp op, const Scalar& a, const Scalar& b, Scalar& ou
   return true;
 }
 
-// ---------------------------------------------------------------------------
-// Branches
-
-// The conditions left after negating a not-taken branch and swapping
-// operands so that the interesting one is on the left.
-enum class Cond : uint8_t { eq, ne, ugt, uge, sgt, sge, set, nset };
-
-// Removes c from an interval pair when it is an endpoint (the only removal
-// an interval can express); false when the pair holds nothing else.
-bool exclude(Wd w, Range& r, uint64_t c) {
-  const int64_t sc = to_s(w, c);
-  if ((r.umin == c && r.umax == c) || (r.smin == sc && r.smax == sc)) return false;
-  if (r.umin == c) ++r.umin;
-  else if (r.umax == c) --r.umax;
-  if (r.smin == sc) ++r.smin;
-  else if (r.smax == sc) --r.smax;
-  return true;
-}
-
-bool refine_cond(Cond c, Wd w, Range& a, Tnum& ta, Range& b, Tnum& tb) {
-  switch (c) {
-    case Cond::eq: {
-      a = b = meet(a, b);
-      if (!tnum::intersect(ta, tb, ta)) return false;
-      tb = ta;
-      return true;
-    }
-    case Cond::ne:
-      if (b.umin == b.umax && !exclude(w, a, b.umin)) return false;
-      if (a.umin == a.umax && !exclude(w, b, a.umin)) return false;
-      return true;
-    case Cond::ugt:  // a > b: a >= b.umin + 1, b <= a.umax - 1
-      if (b.umin == w.umax || a.umax == 0) return false;
-      a.umin = max_of(a.umin, b.umin + 1);
-      b.umax = min_of(b.umax, a.umax - 1);
-      return true;
-    case Cond::uge:
-      a.umin = max_of(a.umin, b.umin);
-      b.umax = min_of(b.umax, a.umax);
-      return true;
-    case Cond::sgt:
-      if (b.smin == w.smax || a.smax == w.smin) return false;
-      a.smin = max_of(a.smin, b.smin + 1);
-      b.smax = min_of(b.smax, a.smax - 1);
-      return true;
-    case Cond::sge:
-      a.smin = max_of(a.smin, b.smin);
-      b.smax = min_of(b.smax, a.smax);
-      return true;
-    case Cond::set: {
-      // Some bit is 1 in both: both are non-zero, and when only one bit can
-      // be 1 in both, that bit is 1 in both.
-      const uint64_t both = ta.umax() & tb.umax();
-      if (both == 0) return false;
-      if (is_power_of_two(both) &&
-          (!tnum::intersect(ta, Tnum{both, ~both}, ta) || !tnum::intersect(tb, Tnum{both, ~both}, tb)))
-        return false;
-      a.umin = max_of(a.umin, uint64_t{1});
-      b.umin = max_of(b.umin, uint64_t{1});
-      return true;
-    }
-    case Cond::nset:
-      // No bit is 1 in both: a known-1 bit of one is a known-0 bit of the other.
-      return tnum::intersect(ta, Tnum{0, ~tb.value}, ta) && tnum::intersect(tb, Tnum{0, ~ta.value}, tb);
-  }
-  return true;
-}
-
-// Two constants as Scalar::constant makes them (a constant tnum alone is
-// not enough: loose bounds beside it go the general way, as in alu()).
-KEEL_HOT bool both_constants(const Scalar& a, const Scalar& b) {
-  return a.bits.is_const() && b.bits.is_const() && a == Scalar::constant(a.bits.value) &&
-         b == Scalar::constant(b.bits.value);
-}
-
-// The comparison itself (RFC 9669 §4.3): for two constants refinement is
-// exact, so this is its answer (scalar_test checks it against refine_full).
-KEEL_HOT bool compare(JmpOp op, Width w, uint64_t a, uint64_t b) {
-  if (w == Width::w32) {
-    a &= kLow32;
-    b &= kLow32;
-  }
-  const int64_t sa = to_s(w == Width::w64 ? k64 : k32, a), sb = to_s(w == Width::w64 ? k64 : k32, b);
-  switch (op) {
-    case JmpOp::jeq: return a == b;
-    case JmpOp::jne: return a != b;
-    case JmpOp::jgt: return a > b;
-    case JmpOp::jge: return a >= b;
-    case JmpOp::jlt: return a < b;
-    case JmpOp::jle: return a <= b;
-    case JmpOp::jsgt: return sa > sb;
-    case JmpOp::jsge: return sa >= sb;
-    case JmpOp::jslt: return sa < sb;
-    case JmpOp::jsle: return sa <= sb;
-    case JmpOp::jset: return (a & b) != 0;
-  }
-  return false;
-}
-
 }  // namespace
+
 
 // ---------------------------------------------------------------------------
 // Public API
@@ -905,18 +476,6 @@ Scalar Scalar::from_tnum(Tnum t) {
   Scalar s;
   s.bits = t;
   return finish64(s);
-}
-
-bool reduce(Scalar& s) {
-  // A known tnum leaves one candidate: the value is that constant or empty
-  // (the rounds would find the same, bound by bound).
-  if (s.bits.is_const()) {
-    if (!s.contains(s.bits.value)) return false;
-    s = Scalar::constant(s.bits.value);
-    return true;
-  }
-  if (s == Scalar::unknown()) return true;  // nothing to tighten
-  return reduce_rounds(s);
 }
 
 Scalar alu(AluOp op, Width w, const Scalar& dst, const Scalar& src) {
@@ -1015,96 +574,6 @@ Scalar alu(Op op, const Scalar& dst, const Scalar& src) {
     case Op::bswap64: return bswap(64, dst);
     default: return Scalar::unknown();  // not an ALU operation
   }
-}
-
-bool jmp_of(Op op, JmpOp& jmp, Width& w) {
-  switch (op) {
-#define KEEL_DOMAIN_JMP(name)                 \
-  case Op::name##64_imm:                      \
-  case Op::name##64_reg:                      \
-    jmp = JmpOp::name;                        \
-    w = Width::w64;                           \
-    return true;                              \
-  case Op::name##32_imm:                      \
-  case Op::name##32_reg:                      \
-    jmp = JmpOp::name;                        \
-    w = Width::w32;                           \
-    return true;
-    KEEL_JMP_OPS(KEEL_DOMAIN_JMP)
-#undef KEEL_DOMAIN_JMP
-    default:
-      return false;
-  }
-}
-
-// isa.h lists 64_imm, 64_reg, 32_imm, 32_reg for each jump.
-static_assert(static_cast<unsigned>(Op::jeq64_reg) == static_cast<unsigned>(Op::jeq64_imm) + 1 &&
-              static_cast<unsigned>(Op::jeq32_reg) == static_cast<unsigned>(Op::jeq64_imm) + 3 &&
-              static_cast<unsigned>(Op::jsle32_reg) == static_cast<unsigned>(Op::jeq64_imm) + 43);
-bool jump_uses_src(Op op) {
-  return op >= Op::jeq64_imm && op <= Op::jsle32_reg &&
-         ((static_cast<unsigned>(op) - static_cast<unsigned>(Op::jeq64_imm)) & 1u) != 0;
-}
-
-bool refine(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
-  if (both_constants(a, b)) return compare(op, w, a.bits.value, b.bits.value) == taken;  // a, b stay
-  return refine_full(op, w, taken, a, b);
-}
-
-bool refine_full(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
-  Scalar* x = &a;
-  Scalar* y = &b;
-  Cond c = Cond::eq;
-  bool swap = false;
-  // The not-taken side of each jump is the taken side of its negation.
-  switch (op) {
-    case JmpOp::jeq: c = taken ? Cond::eq : Cond::ne; break;
-    case JmpOp::jne: c = taken ? Cond::ne : Cond::eq; break;
-    case JmpOp::jgt: c = taken ? Cond::ugt : Cond::uge, swap = !taken; break;   // !(a > b) == b >= a
-    case JmpOp::jge: c = taken ? Cond::uge : Cond::ugt, swap = !taken; break;
-    case JmpOp::jlt: c = taken ? Cond::ugt : Cond::uge, swap = taken; break;    // a < b == b > a
-    case JmpOp::jle: c = taken ? Cond::uge : Cond::ugt, swap = taken; break;
-    case JmpOp::jsgt: c = taken ? Cond::sgt : Cond::sge, swap = !taken; break;
-    case JmpOp::jsge: c = taken ? Cond::sge : Cond::sgt, swap = !taken; break;
-    case JmpOp::jslt: c = taken ? Cond::sgt : Cond::sge, swap = taken; break;
-    case JmpOp::jsle: c = taken ? Cond::sge : Cond::sgt, swap = taken; break;
-    case JmpOp::jset: c = taken ? Cond::set : Cond::nset; break;
-  }
-  if (swap) {
-    x = &b;
-    y = &a;
-  }
-  if (w == Width::w64) {
-    Range ra = r64(*x), rb = r64(*y);
-    if (!refine_cond(c, k64, ra, x->bits, rb, y->bits)) return false;
-    set64(*x, ra);
-    set64(*y, rb);
-    if (c == Cond::eq) {  // equal in 64 bits: equal low words too
-      const Range m = meet(r32(*x), r32(*y));
-      set32(*x, m);
-      set32(*y, m);
-    }
-  } else {
-    Range ra = r32(*x), rb = r32(*y);
-    Tnum ta = tnum::cast32(x->bits), tb = tnum::cast32(y->bits);
-    if (!refine_cond(c, k32, ra, ta, rb, tb)) return false;
-    set32(*x, ra);
-    set32(*y, rb);
-    if (!tnum::intersect(x->bits, widen_low(ta), x->bits) || !tnum::intersect(y->bits, widen_low(tb), y->bits))
-      return false;
-  }
-  return reduce(*x) && reduce(*y);
-}
-
-// Refinement is exact about emptiness only where it is precise, so an
-// outcome it cannot rule out is "maybe" — never a wrong always/never.
-Outcome evaluate(JmpOp op, Width w, const Scalar& a, const Scalar& b) {
-  if (both_constants(a, b)) return compare(op, w, a.bits.value, b.bits.value) ? Outcome::always : Outcome::never;
-  Scalar ta = a, tb = b, fa = a, fb = b;
-  const bool can_take = refine(op, w, true, ta, tb);
-  const bool can_fall = refine(op, w, false, fa, fb);
-  if (!can_take) return Outcome::never;
-  return can_fall ? Outcome::maybe : Outcome::always;
 }
 
 Scalar join(const Scalar& a, const Scalar& b) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "domain/tnum.h"
+#include "isa/ops.h"
 #include "keel/isa.h"
 
 namespace keel {
@@ -51,7 +52,7 @@ struct Scalar {
 // is empty (bottom). Every operation below returns a reduced value.
 [[nodiscard]] bool reduce(Scalar& s);
 
-enum class Width : uint8_t { w64, w32 };  // ALU64/JMP vs ALU/JMP32 (RFC 9669 §3)
+// Width (ALU64/JMP vs ALU/JMP32) and JmpOp are the ISA's (isa/ops.h).
 
 // ALU operations (RFC 9669 §4.1). and/or/xor carry a prefix because the bare
 // words are C++ operator tokens.
@@ -83,8 +84,6 @@ Scalar zext32(const Scalar& s);
 // Scalar::constant of the sign-extended imm; unary ops ignore src.
 Scalar alu(Op op, const Scalar& dst, const Scalar& src);
 
-// Conditional jumps (RFC 9669 §4.3), spelled as the RFC does.
-enum class JmpOp : uint8_t { jeq, jgt, jge, jset, jne, jsgt, jsge, jlt, jle, jslt, jsle };
 enum class Outcome : uint8_t { never, maybe, always };
 
 // Narrows a and b to the values for which `a OP b` has outcome `taken`
@@ -97,11 +96,7 @@ enum class Outcome : uint8_t { never, maybe, always };
 [[nodiscard]] bool refine_full(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b);
 // Whether `a OP b` always, never or maybe holds.
 Outcome evaluate(JmpOp op, Width w, const Scalar& a, const Scalar& b);
-// The JmpOp and width of a conditional-jump keel::Op; false for other ops.
-[[nodiscard]] bool jmp_of(Op op, JmpOp& jmp, Width& w);
-// Whether a conditional jump compares with its source register (a `_reg`
-// form) rather than the immediate.
-[[nodiscard]] bool jump_uses_src(Op op);
+// (jmp_of and jump_uses_src, which read a keel::Op, are in isa/ops.h.)
 
 // Least upper bound (reduced).
 Scalar join(const Scalar& a, const Scalar& b);

@@ -3,8 +3,9 @@
 // the type index is built; later lookups only check ids.
 #include "elf/btf.h"
 
-#include "elf/sort.h"
 #include "support/bytes.h"
+#include "support/search.h"
+#include "support/sort.h"
 
 namespace keel::elf {
 
@@ -43,15 +44,9 @@ uint32_t* sections_by_name(const File& file, Arena& arena) {
 
 // The lowest-numbered section called `name`, or 0.
 uint32_t find_section(const File& file, const uint32_t* by_name, const char* name) {
-  uint32_t low = 0, high = file.section_count - 1;
-  while (low < high) {
-    const uint32_t middle = low + (high - low) / 2;
-    if (compare(file.sections[by_name[middle]].name, name) < 0) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
+  const uint32_t low = partition_index(uint32_t{0}, file.section_count - 1, [&](uint32_t i) {
+    return compare(file.sections[by_name[i]].name, name) < 0;
+  });
   if (low < file.section_count - 1 && same(file.sections[by_name[low]].name, name)) return by_name[low];
   return 0;
 }

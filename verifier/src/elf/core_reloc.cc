@@ -20,8 +20,9 @@
 // name index built once (O(n log n)). No recursion deeper than 64 frames.
 #include "elf/core_reloc.h"
 
-#include "elf/sort.h"
 #include "support/bytes.h"
+#include "support/search.h"
+#include "support/sort.h"
 #include "support/text_writer.h"
 
 namespace keel::elf {
@@ -693,19 +694,12 @@ ElfError prepare_target(CoreTarget& target, Arena& arena) {
 
 // The first index in target.by_name whose essential name is `name[0, n)`.
 uint32_t first_candidate(const CoreTarget& target, const char* name, size_t n) {
-  uint32_t low = 0, high = target.named;
-  while (low < high) {
-    const uint32_t middle = low + (high - low) / 2;
+  return partition_index(uint32_t{0}, target.named, [&](uint32_t i) {
     BtfType t;
-    btf_type(target.btf, target.by_name[middle], t);
+    btf_type(target.btf, target.by_name[i], t);
     const char* other = name_or_empty(target.btf, t.name_off);
-    if (compare_names(other, core_essential_length(other), name, n) < 0) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
-  return low;
+    return compare_names(other, core_essential_length(other), name, n) < 0;
+  });
 }
 
 // Writes libbpf's poison over the instruction (both slots of a lddw).
@@ -807,16 +801,8 @@ struct Span {
 };
 // The first record of a sorted block whose insn_off is at least `offset`.
 uint32_t first_at(const BtfExtBlock& block, uint64_t offset) {
-  uint32_t low = 0, high = block.count;
-  while (low < high) {
-    const uint32_t middle = low + (high - low) / 2;
-    if (u32(block.records, uint64_t{middle} * block.record_size) < offset) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
-  return low;
+  return lower_bound_index(block.count, offset,
+                           [&](uint32_t i) { return u32(block.records, uint64_t{i} * block.record_size); });
 }
 
 Span records_in(const BtfExtBlock& block, const ElfFunction& f) {
@@ -963,7 +949,7 @@ ElfResult apply_core_relocations(const File& file, const Btf& local, const BtfEx
   const ElfError prepared = prepare_target(target, arena);
   if (prepared == ElfError::out_of_memory) return error_at(file, ElfError::out_of_memory, 0, 0);
   if (prepared != ElfError::ok) {
-    status = ElfResult{prepared, 0, "kernel BTF", target.fault.offset, target.fault.value, nullptr};
+    status = ElfResult{prepared, {0, "kernel BTF", target.fault.offset, target.fault.value, nullptr}};
     return {};
   }
   // Every record is 16 bytes of the object in memory: the count fits a size_t.
@@ -1030,15 +1016,8 @@ size_t describe(const CoreFailure& failure, char* buffer, size_t size) {
 }
 
 const CoreFailure* find_core_failure(const ElfProgram& program, uint32_t pc) {
-  uint32_t low = 0, high = program.core_failure_count;
-  while (low < high) {
-    const uint32_t middle = low + (high - low) / 2;
-    if (program.core_failures[middle].pc < pc) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
+  const uint32_t low =
+      lower_bound_index(program.core_failure_count, pc, [&](uint32_t i) { return program.core_failures[i].pc; });
   if (low < program.core_failure_count && program.core_failures[low].pc == pc) return &program.core_failures[low];
   return nullptr;
 }

@@ -3,8 +3,8 @@
 // file's size first; offsets are 64-bit and added with overflow checks.
 #include "elf/reader.h"
 
-#include "elf/sort.h"
 #include "support/bytes.h"
+#include "support/sort.h"
 
 namespace keel::elf {
 
@@ -106,21 +106,6 @@ ElfResult read_symbols(File& file, Arena& arena) {
 }
 
 }  // namespace
-
-bool same(const char* a, const char* b) {
-  while (*a != '\0' && *a == *b) {
-    ++a;
-    ++b;
-  }
-  return *a == *b;
-}
-
-bool starts_with(const char* s, const char* prefix) {
-  while (*prefix != '\0') {
-    if (*s++ != *prefix++) return false;
-  }
-  return true;
-}
 
 ElfResult error_at(const File& file, ElfError error, uint32_t index, uint64_t offset,
                    uint64_t value) {

@@ -1,7 +1,7 @@
 // ELF64 little-endian reader for relocatable objects (System V gABI,
 // "Object Files" chapter): section headers, string tables and the symbol
 // table, each checked against the file before anything reads it. Internal
-// to the loader (elf/load.cc).
+// to the loader (elf/loader.h).
 #pragma once
 
 #include <cstddef>
@@ -9,6 +9,7 @@
 
 #include "keel/arena.h"
 #include "keel/elf.h"
+#include "support/strings.h"
 
 namespace keel::elf {
 
@@ -67,8 +68,8 @@ struct File {
 ElfResult error_at(const File& file, ElfError error, uint32_t index, uint64_t offset,
                    uint64_t value = 0);
 
-bool same(const char* a, const char* b);
-bool starts_with(const char* s, const char* prefix);
+using keel::same;
+using keel::starts_with;
 
 // `a + b` into `out`, false on overflow.
 inline bool add_overflows(uint64_t a, uint64_t b, uint64_t& out) {

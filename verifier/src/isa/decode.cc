@@ -8,6 +8,7 @@
 #include "keel/decode.h"
 
 #include "isa/decode_table.h"
+#include "isa/ops.h"
 #include "support/bytes.h"
 
 namespace keel {
@@ -38,7 +39,8 @@ static_assert(op_plus(Op::atomic32_add, 4) == Op::atomic32_or && op_plus(Op::ato
 // Conditional jumps and ja are one run, so "is a jump" is a range test.
 static_assert(op_plus(Op::jsle32_reg, 1) == Op::ja);
 
-constexpr bool is_jump(Op op) { return op >= Op::jeq64_imm && op <= Op::ja; }
+// A jump with an offset target: conditional, or ja (ja32's imm moved into offset).
+constexpr bool is_jump(Op op) { return is_conditional_jump(op) || op == Op::ja; }
 
 // The common case in one test per slot, derived from kTable: a row without
 // a kind-specific check (Kind::none) whose slot has its unused fields zero
@@ -208,18 +210,18 @@ DecodeError decode_kind(const Row& row, const RawInsn& raw, const DecodeOptions&
 
 // RFC 9669 §3.2, §5.4: lddw and its second slot, which holds only imm.
 DecodeResult decode_lddw(const uint8_t* bytes, uint32_t count, uint32_t pc, const RawInsn& raw, Insn* insns) {
-  if (raw.src > kLddwLastKind) return {DecodeError::bad_lddw_src, pc};
-  if (pc + 1 >= count) return {DecodeError::incomplete_lddw, pc};
+  if (raw.src > kLddwLastKind) return {DecodeError::bad_lddw_src, {pc}};
+  if (pc + 1 >= count) return {DecodeError::incomplete_lddw, {pc}};
   const RawInsn next = read_raw(bytes, pc + 1);
   // A second slot with an opcode is an instruction of its own: the lddw is
   // missing its second half (uBPF reports "incomplete lddw" at the lddw).
-  if (next.opcode != 0) return {DecodeError::incomplete_lddw, pc};
-  if (next.dst != 0 || next.src != 0 || next.offset != 0) return {DecodeError::bad_lddw_second_slot, pc + 1};
+  if (next.opcode != 0) return {DecodeError::incomplete_lddw, {pc}};
+  if (next.dst != 0 || next.src != 0 || next.offset != 0) return {DecodeError::bad_lddw_second_slot, {pc + 1}};
   // A map reference has no offset into anything: Linux refuses a non-zero
   // second imm for BPF_PSEUDO_MAP_FD / MAP_IDX ("unrecognized bpf_ld_imm64").
   // var_addr keeps it free: libbpf stores a module BTF fd there.
   if ((raw.src == kLddwMapFd || raw.src == kLddwMapIdx) && next.imm != 0)
-    return {DecodeError::bad_lddw_second_slot, pc + 1};
+    return {DecodeError::bad_lddw_second_slot, {pc + 1}};
 
   Insn& insn = insns[pc];
   insn.op = op_plus(Op::lddw_imm64, raw.src);
@@ -241,8 +243,8 @@ DecodeResult decode_lddw(const uint8_t* bytes, uint32_t count, uint32_t pc, cons
   const RawInsn raw = read_raw(bytes, pc);
   const Row& row = decode_table::kTable.row[raw.opcode];
   if (row.kind == Kind::invalid || (row.kind == Kind::legacy && !options.allow_legacy_packet_loads))
-    return {DecodeError::unknown_opcode, pc};
-  if (const DecodeError error = check_fields(row, raw); error != DecodeError::ok) return {error, pc};
+    return {DecodeError::unknown_opcode, {pc}};
+  if (const DecodeError error = check_fields(row, raw); error != DecodeError::ok) return {error, {pc}};
 
   Insn& insn = insns[pc];
   insn = Insn{row.op, raw.dst, raw.src, raw.opcode, raw.offset, raw.imm};
@@ -253,7 +255,7 @@ DecodeResult decode_lddw(const uint8_t* bytes, uint32_t count, uint32_t pc, cons
     return {};
   }
   if (const DecodeError error = decode_kind(row, raw, options, insn); error != DecodeError::ok)
-    return {error, pc};
+    return {error, {pc}};
   if (insn.op == Op::call_local) ++local_calls;
   if (is_jump(insn.op)) ++jumps;  // gotol
   return {};
@@ -326,17 +328,17 @@ DecodeResult check_targets(const Insn* insns, uint32_t count, uint32_t* starts) 
       // Linux check_subprogs makes its target a subprogram (add_subprog:
       // "call to invalid destination" outside the program).
       const int64_t target = int64_t{pc} + 1 + insn.imm;
-      if (target < 0 || target >= count) return {DecodeError::jump_out_of_range, pc};
-      if (insns[target].op == Op::lddw_tail) return {DecodeError::jump_into_lddw, pc};
+      if (target < 0 || target >= count) return {DecodeError::jump_out_of_range, {pc}};
+      if (insns[target].op == Op::lddw_tail) return {DecodeError::jump_into_lddw, {pc}};
       if (starts != nullptr) starts[target] = 1;
       continue;
     }
     if (!is_jump(insn.op) && insn.op != Op::call_local) continue;
     const int64_t target = target_of(insn, pc);
     // `ja -1` can never leave; conditional self-jumps are left to the analysis.
-    if (insn.op == Op::ja && target == pc) return {DecodeError::infinite_loop, pc};
-    if (target < 0 || target >= count) return {DecodeError::jump_out_of_range, pc};
-    if (insns[target].op == Op::lddw_tail) return {DecodeError::jump_into_lddw, pc};
+    if (insn.op == Op::ja && target == pc) return {DecodeError::infinite_loop, {pc}};
+    if (target < 0 || target >= count) return {DecodeError::jump_out_of_range, {pc}};
+    if (insns[target].op == Op::lddw_tail) return {DecodeError::jump_into_lddw, {pc}};
     if (insn.op == Op::call_local && starts != nullptr) starts[target] = 1;
   }
   return {};
@@ -354,13 +356,13 @@ DecodeResult check_shape(const Insn* insns, uint32_t count, const uint32_t* func
     const Insn& insn = insns[pc];
     if (function != nullptr && is_jump(insn.op)) {
       const auto target = static_cast<uint32_t>(target_of(insn, pc));  // in range: pass 2
-      if (function[target] != function[pc]) return {DecodeError::jump_out_of_range, pc};
+      if (function[target] != function[pc]) return {DecodeError::jump_out_of_range, {pc}};
     }
     const bool last = pc + 1 == count || (function != nullptr && function[pc + 1] != function[pc]);
     if (!last) continue;
     // A tail ends its function only after its lddw, which must be reported.
     const uint32_t at = insn.op == Op::lddw_tail ? pc - 1 : pc;
-    if (!ends_function(insns[at].op)) return {DecodeError::fall_through_end, at};
+    if (!ends_function(insns[at].op)) return {DecodeError::fall_through_end, {at}};
   }
   return {};
 }
@@ -396,17 +398,17 @@ DecodeResult decode(const uint8_t* bytes, size_t size, const DecodeOptions& opti
   out = Program{};
   constexpr size_t kSlot = 8;  // RFC 9669 §3: every slot is 64 bits
   const size_t slots = size / kSlot;
-  if (size == 0) return {DecodeError::empty_program, 0};
+  if (size == 0) return {DecodeError::empty_program, {0}};
   // Reported at the partial slot; a count past uint32 is too many anyway.
   const auto clamp = [](size_t n) { return n > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(n); };
-  if (size % kSlot != 0) return {DecodeError::truncated, clamp(slots)};
-  if (slots > options.max_insns) return {DecodeError::too_many_instructions, options.max_insns};
+  if (size % kSlot != 0) return {DecodeError::truncated, {clamp(slots)}};
+  if (slots > options.max_insns) return {DecodeError::too_many_instructions, {options.max_insns}};
   const auto count = static_cast<uint32_t>(slots);
 
   // Everything is released on failure; on success only the Insn array stays.
   const size_t mark = arena.mark();
   Insn* insns = arena.allocate_uninitialized<Insn>(count);  // pass 1 writes every slot
-  if (insns == nullptr) return {DecodeError::out_of_memory, 0};
+  if (insns == nullptr) return {DecodeError::out_of_memory, {0}};
 
   uint32_t local_calls = 0, jumps = 0;
   DecodeResult result = decode_slots(bytes, count, options, insns, local_calls, jumps);
@@ -417,7 +419,7 @@ DecodeResult decode(const uint8_t* bytes, size_t size, const DecodeOptions& opti
     uint32_t* function = nullptr;
     if (local_calls != 0) {
       function = arena.allocate<uint32_t>(count);
-      if (function == nullptr) result = {DecodeError::out_of_memory, 0};
+      if (function == nullptr) result = {DecodeError::out_of_memory, {0}};
     }
     if (result.ok() && jumps + local_calls != 0) result = check_targets(insns, count, function);
     // (A call to slot 0 shifts every index by one, which changes nothing.)

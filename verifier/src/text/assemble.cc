@@ -85,7 +85,8 @@ class Lines {
 
 struct [[nodiscard]] Status {
   AsmError error = AsmError::ok;
-  const char* at = nullptr;  // where, for the column
+  const char* at = nullptr;        // where, for the column
+  const char* expected = nullptr;  // what would have been valid there (AsmResult::expected)
 };
 
 struct Statement {
@@ -109,12 +110,13 @@ struct Number {
 
 class Parser {
  public:
-  explicit Parser(const Line& line) : p_(line.begin), end_(line.end) {}
+  Parser(const Line& line, const AsmOptions& options)
+      : p_(line.begin), end_(line.end), registers_(options.any_register_field ? kRegisterField : kRegisterCount) {}
 
   Status parse(Statement& s) {
     skip_space();
     if (at_end()) return {};
-    if (!is_ident_start(*p_)) return fail(AsmError::unknown_mnemonic);
+    if (!is_ident_start(*p_)) return fail(AsmError::unknown_mnemonic, kExpectMnemonic);
     const char* word = p_;
     const char* q = p_;
     while (q != end_ && is_ident(*q)) ++q;
@@ -124,17 +126,17 @@ class Parser {
       p_ = q + 1;
       skip_space();
       if (at_end()) return {};
-      if (!is_ident_start(*p_)) return fail(AsmError::unknown_mnemonic);
+      if (!is_ident_start(*p_)) return fail(AsmError::unknown_mnemonic, kExpectMnemonic);
     }
     s.mnemonic = p_;
     s.row = match_row();
-    if (s.row == nullptr) return fail(AsmError::unknown_mnemonic);
+    if (s.row == nullptr) return fail(AsmError::unknown_mnemonic, kExpectMnemonic);
     s.slots = s.row->form == Form::lddw ? 2 : 1;
     s.insn[0] = RawInsn{s.row->opcode, 0, s.row->src, s.row->offset, s.row->imm};
     Status status = operands(s);
     if (status.error != AsmError::ok) return status;
     skip_space();
-    if (!at_end()) return fail(AsmError::bad_operand);
+    if (!at_end()) return fail(AsmError::bad_operand, "the end of the line (or a # comment)");
     return {};
   }
 
@@ -143,8 +145,14 @@ class Parser {
   void skip_space() {
     while (p_ != end_ && is_space(*p_)) ++p_;
   }
-  Status fail(AsmError error) const { return Status{error, p_}; }
-  Status fail_at(AsmError error, const char* at) const { return Status{error, at}; }
+  Status fail(AsmError error, const char* expected) const { return Status{error, p_, expected}; }
+  Status fail_at(AsmError error, const char* at, const char* expected) const { return Status{error, at, expected}; }
+
+  static constexpr const char* kExpectMnemonic = "an instruction mnemonic (mov, ldxw, jeq, exit, ...) or a label";
+  static constexpr const char* kExpectRegister = "a register %r0..%r10";
+  static constexpr const char* kExpectAnyRegister = "a register %r0..%r15";
+  static constexpr const char* kExpectImm32 = "a number from -2147483648 to 4294967295";
+  const char* expect_register() const { return registers_ == kRegisterCount ? kExpectRegister : kExpectAnyRegister; }
 
   // The row whose name (its words, each separated by any blanks) starts the
   // rest of the line, taking the longest; advances past it.
@@ -187,7 +195,7 @@ class Parser {
 
   Status comma() {
     skip_space();
-    if (p_ == end_ || *p_ != ',') return fail(AsmError::bad_operand);
+    if (p_ == end_ || *p_ != ',') return fail(AsmError::bad_operand, "',' before the next operand");
     ++p_;
     return {};
   }
@@ -197,26 +205,32 @@ class Parser {
     return p_ != end_ && *p_ == c;
   }
 
-  // `%rN` with N in 0..15: the field holds four bits, and the uBPF error
-  // tests write `%r11` to get a program the decoder must reject.
+  // `%rN` with N in 0..10 (RFC 9669 §2.3: eleven registers); with
+  // AsmOptions::any_register_field 0..15, all the 4-bit field holds, for
+  // the uBPF error tests that write `%r11` to get a program the decoder
+  // must reject.
   static constexpr uint32_t kRegisterField = 16;
+  static constexpr uint32_t kRegisterCount = 11;
   Status reg(uint8_t& out) {
     skip_space();
-    if (p_ == end_ || *p_ != '%') return fail(AsmError::bad_operand);
+    if (p_ == end_ || *p_ != '%') return fail(AsmError::bad_operand, expect_register());
     const char* start = p_++;
     const char* q = p_;
     while (q != end_ && is_ident(*q)) ++q;
-    if (q - p_ < 2 || *p_ != 'r') return fail_at(AsmError::bad_register, start);
+    if (q - p_ < 2 || *p_ != 'r') return fail_at(AsmError::bad_register, start, expect_register());
     uint32_t value = 0;
     for (const char* d = p_ + 1; d != q; ++d) {
-      if (!is_digit(*d) || value >= kRegisterField) return fail_at(AsmError::bad_register, start);
+      if (!is_digit(*d) || value >= registers_) return fail_at(AsmError::bad_register, start, expect_register());
       value = value * 10 + static_cast<uint32_t>(*d - '0');
     }
-    if (value >= kRegisterField) return fail_at(AsmError::bad_register, start);
+    if (value >= registers_) return fail_at(AsmError::bad_register, start, expect_register());
     out = static_cast<uint8_t>(value);
     p_ = q;
     return {};
   }
+
+  static constexpr const char* kExpectDigits = "decimal or 0x-hex digits";
+  static constexpr const char* kExpect64 = "a number that fits 64 bits";
 
   // Decimal or 0x-hex digits, no sign; the whole [A-Za-z0-9_] run must be
   // the number.
@@ -225,7 +239,7 @@ class Parser {
     const char* q = p_;
     while (q != end_ && is_ident(*q)) ++q;
     p_ = q;
-    if (q == start || !is_digit(*start)) return fail_at(AsmError::bad_number, start);
+    if (q == start || !is_digit(*start)) return fail_at(AsmError::bad_number, start, kExpectDigits);
     uint64_t value = 0;
     const char* d = start;
     if (q - start > 2 && start[0] == '0' && (start[1] == 'x' || start[1] == 'X')) {
@@ -238,16 +252,16 @@ class Parser {
         } else if (*d >= 'A' && *d <= 'F') {
           digit = static_cast<uint64_t>(*d - 'A' + 10);
         } else {
-          return fail_at(AsmError::bad_number, start);
+          return fail_at(AsmError::bad_number, start, kExpectDigits);
         }
-        if ((value >> 60) != 0) return fail_at(AsmError::bad_number, start);
+        if ((value >> 60) != 0) return fail_at(AsmError::bad_number, start, kExpect64);
         value = value << 4 | digit;
       }
     } else {
       for (; d != q; ++d) {
-        if (!is_digit(*d)) return fail_at(AsmError::bad_number, start);
+        if (!is_digit(*d)) return fail_at(AsmError::bad_number, start, kExpectDigits);
         const auto digit = static_cast<uint64_t>(*d - '0');
-        if (value > (UINT64_MAX - digit) / 10) return fail_at(AsmError::bad_number, start);
+        if (value > (UINT64_MAX - digit) / 10) return fail_at(AsmError::bad_number, start, kExpect64);
         value = value * 10 + digit;
       }
     }
@@ -260,7 +274,7 @@ class Parser {
     skip_space();
     start = p_;
     if (p_ == end_ || !(is_digit(*p_) || *p_ == '+' || *p_ == '-')) {
-      return fail(AsmError::bad_operand);
+      return fail(AsmError::bad_operand, "a number");
     }
     out.negative = *p_ == '-';
     if (*p_ == '+' || *p_ == '-') ++p_;
@@ -292,7 +306,7 @@ class Parser {
     const char* start = nullptr;
     Status status = number(n, start);
     if (status.error != AsmError::ok) return status;
-    if (!to_imm32(n, out)) return fail_at(AsmError::bad_number, start);
+    if (!to_imm32(n, out)) return fail_at(AsmError::bad_number, start, kExpectImm32);
     return {};
   }
 
@@ -302,7 +316,8 @@ class Parser {
     const char* start = nullptr;
     Status status = number(n, start);
     if (status.error != AsmError::ok) return status;
-    if (n.negative && n.magnitude > (uint64_t{1} << 63)) return fail_at(AsmError::bad_number, start);
+    if (n.negative && n.magnitude > (uint64_t{1} << 63))
+      return fail_at(AsmError::bad_number, start, "a number from -2^63 to 2^64-1");
     out = n.negative ? 0 - n.magnitude : n.magnitude;
     return {};
   }
@@ -313,13 +328,15 @@ class Parser {
       insn.opcode |= opcode::src_x;
       return reg(insn.src);
     }
-    return imm32(insn.imm);
+    Status status = imm32(insn.imm);
+    if (status.error == AsmError::bad_operand) status.expected = "a register %rN or a number";
+    return status;
   }
 
   // `[%rN]`, `[%rN+off]` or `[%rN-off]`.
   Status memory(uint8_t& r, int16_t& offset) {
     skip_space();
-    if (p_ == end_ || *p_ != '[') return fail(AsmError::bad_operand);
+    if (p_ == end_ || *p_ != '[') return fail(AsmError::bad_operand, "a memory operand [%rN+offset]");
     ++p_;
     Status status = reg(r);
     if (status.error != AsmError::ok) return status;
@@ -332,16 +349,18 @@ class Parser {
       skip_space();
       const char* digits = p_;
       status = magnitude(n.magnitude);
-      if (status.error != AsmError::ok) return fail_at(AsmError::bad_number, digits);
+      if (status.error != AsmError::ok) return fail_at(AsmError::bad_number, digits, kExpectDigits);
       int64_t value = 0;
-      if (!to_signed(n, INT16_MIN, INT16_MAX, value)) return fail_at(AsmError::bad_number, start);
+      if (!to_signed(n, INT16_MIN, INT16_MAX, value)) return fail_at(AsmError::bad_number, start, kExpectOffset);
       offset = static_cast<int16_t>(value);
       skip_space();
     }
-    if (p_ == end_ || *p_ != ']') return fail(AsmError::bad_operand);
+    if (p_ == end_ || *p_ != ']') return fail(AsmError::bad_operand, "']' closing [%rN+offset]");
     ++p_;
     return {};
   }
+
+  static constexpr const char* kExpectOffset = "an offset from -32768 to +32767";
 
   // `+N`, `-N`, `N` (relative to the next slot) or a label name.
   Status target(Statement& s, bool in_imm) {
@@ -356,13 +375,15 @@ class Parser {
     Number n;
     const char* start = nullptr;
     Status status = number(n, start);
+    if (status.error == AsmError::bad_operand) status.expected = "a jump target: +N, -N or a label";
     if (status.error != AsmError::ok) return status;
     int64_t value = 0;
     if (in_imm) {
-      if (!to_signed(n, INT32_MIN, INT32_MAX, value)) return fail_at(AsmError::bad_number, start);
+      if (!to_signed(n, INT32_MIN, INT32_MAX, value))
+        return fail_at(AsmError::bad_number, start, "a jump offset from -2147483648 to +2147483647");
       s.insn[0].imm = static_cast<int32_t>(value);
     } else {
-      if (!to_signed(n, INT16_MIN, INT16_MAX, value)) return fail_at(AsmError::bad_number, start);
+      if (!to_signed(n, INT16_MIN, INT16_MAX, value)) return fail_at(AsmError::bad_number, start, kExpectOffset);
       s.insn[0].offset = static_cast<int16_t>(value);
     }
     return {};
@@ -384,7 +405,10 @@ class Parser {
         if (same(name, length, k, k_length)) break;
         ++kind;
       }
-      if (kind == text::kPseudoKindCount) return fail_at(AsmError::bad_operand, name);
+      if (kind == text::kPseudoKindCount)
+        return fail_at(AsmError::bad_operand, name,
+                       "a 64-bit number or a source kind (map_fd, map_value, var_addr, code_addr, map_idx, "
+                       "map_idx_value)");
       insn.src = kind;
       Status status = imm32(insn.imm);
       if (status.error != AsmError::ok) return status;
@@ -396,8 +420,8 @@ class Parser {
         skip_space();
         const char* digits = p_;
         status = magnitude(n.magnitude);
-        if (status.error != AsmError::ok) return fail_at(AsmError::bad_number, digits);
-        if (!to_imm32(n, s.insn[1].imm)) return fail_at(AsmError::bad_number, start);
+        if (status.error != AsmError::ok) return fail_at(AsmError::bad_number, digits, kExpectDigits);
+        if (!to_imm32(n, s.insn[1].imm)) return fail_at(AsmError::bad_number, start, kExpectImm32);
       }
       return {};
     }
@@ -449,7 +473,9 @@ class Parser {
           const char* name = p_;
           while (p_ != end_ && is_ident(*p_)) ++p_;
           insn.imm = builtin_id(name, static_cast<size_t>(p_ - name));
-          return insn.imm != 0 ? Status{} : fail_at(AsmError::bad_operand, name);
+          return insn.imm != 0 ? Status{}
+                               : fail_at(AsmError::bad_operand, name,
+                                         "a helper id, %rN, or a builtin (memset, memcpy, memmove, memcmp)");
         }
         return imm32(insn.imm);
       case Form::exit:
@@ -479,13 +505,14 @@ class Parser {
       case Form::raw:
         return imm64(s.raw);
     }
-    return fail(AsmError::unknown_mnemonic);
+    return fail(AsmError::unknown_mnemonic, kExpectMnemonic);
   }
 
 #undef TEXT_TRY
 
   const char* p_;
   const char* end_;
+  uint32_t registers_;  // registers %r0.. that reg() takes
 };
 
 // ---- label scan -------------------------------------------------------------
@@ -558,7 +585,7 @@ uint32_t column_of(const Line& line, const char* at) {
 
 }  // namespace
 
-AsmResult assemble(const char* text, size_t length, uint8_t* out, size_t out_slots) {
+AsmResult assemble(const char* text, size_t length, uint8_t* out, size_t out_slots, const AsmOptions& options) {
   AsmResult result;
   if (text == nullptr) length = 0;
   if (out == nullptr) out_slots = 0;
@@ -568,9 +595,9 @@ AsmResult assemble(const char* text, size_t length, uint8_t* out, size_t out_slo
   Line line;
   while (lines.next(line)) {
     Statement s;
-    const Status status = Parser(line).parse(s);
+    const Status status = Parser(line, options).parse(s);
     if (status.error != AsmError::ok) {
-      return AsmResult{status.error, line.number, column_of(line, status.at), 0};
+      return AsmResult{status.error, {line.number, column_of(line, status.at), 0, status.expected}};
     }
   }
 
@@ -579,27 +606,29 @@ AsmResult assemble(const char* text, size_t length, uint8_t* out, size_t out_slo
   size_t slot = 0;
   while (again.next(line)) {
     Statement s;
-    (void)Parser(line).parse(s);  // cannot fail: pass 1 accepted it
-    auto fail = [&](AsmError error, const char* at) {
-      return AsmResult{error, line.number, column_of(line, at), slot};
+    (void)Parser(line, options).parse(s);  // cannot fail: pass 1 accepted it
+    auto fail = [&](AsmError error, const char* at, const char* expected) {
+      return AsmResult{error, {line.number, column_of(line, at), slot, expected}};
     };
     if (s.label != nullptr &&
         find_label(text, length, s.label, s.label_length).line != line.number) {
-      return fail(AsmError::duplicate_label, s.label);
+      return fail(AsmError::duplicate_label, s.label, "a label not defined on an earlier line");
     }
     if (s.row == nullptr) continue;
-    if (out_slots - slot < s.slots) return fail(AsmError::output_full, s.mnemonic);
+    if (out_slots - slot < s.slots) return fail(AsmError::output_full, s.mnemonic, "fewer instructions");
     if (s.target != nullptr) {
       const LabelSite site = find_label(text, length, s.target, s.target_length);
-      if (!site.found) return fail(AsmError::unknown_label, s.target);
+      if (!site.found) return fail(AsmError::unknown_label, s.target, "a label defined as 'name:' on some line");
       // Relative to the next slot (RFC 9669 §4.3); computed in 64 bits, so
       // huge programs give a range error, never a wrapped offset.
       const int64_t relative = static_cast<int64_t>(site.slot) - static_cast<int64_t>(slot) - 1;
       if (s.target_in_imm) {
-        if (relative < INT32_MIN || relative > INT32_MAX) return fail(AsmError::bad_number, s.target);
+        if (relative < INT32_MIN || relative > INT32_MAX)
+          return fail(AsmError::bad_number, s.target, "a label within 2^31 slots");
         s.insn[0].imm = static_cast<int32_t>(relative);
       } else {
-        if (relative < INT16_MIN || relative > INT16_MAX) return fail(AsmError::bad_number, s.target);
+        if (relative < INT16_MIN || relative > INT16_MAX)
+          return fail(AsmError::bad_number, s.target, "a label within 32767 slots (ja32 reaches further)");
         s.insn[0].offset = static_cast<int16_t>(relative);
       }
     }

@@ -5,6 +5,7 @@
 #include "keel/text.h"
 #include "support/bytes.h"
 #include "support/text_writer.h"
+#include "text/listing.h"
 #include "text/mnemonics.h"
 
 namespace keel {
@@ -48,13 +49,19 @@ void write_raw_slot(Writer& w, const uint8_t* slot) {
   w.hex(bytes::load<uint64_t>(slot), 16);
 }
 
-// The second slot of a lddw carries only imm (RFC 9669 §5.4).
-bool clean_tail(const RawInsn& tail) {
-  return tail.opcode == 0 && tail.dst == 0 && tail.src == 0 && tail.offset == 0;
+// A jump's target: `+N`, or with labels the target's label.
+void target(Writer& w, const ListingOptions* listing, size_t index, int64_t relative) {
+  if (listing != nullptr && listing->labels) {
+    text::write_label(w, *listing, static_cast<int64_t>(index) + 1 + relative);
+  } else {
+    w.signed_decimal(relative, true);
+  }
 }
 
-// Writes the operands of `insn` for row `m`; returns the slots consumed.
-size_t write_insn(Writer& w, const Mnemonic& m, const RawInsn& insn, const RawInsn* tail) {
+// Writes the operands of `insn` (at slot `index`) for row `m`, with the
+// names of `listing` when given; returns the slots consumed.
+size_t write_insn(Writer& w, const Mnemonic& m, const RawInsn& insn, const RawInsn* tail,
+                  const ListingOptions* listing, size_t index) {
   const bool x = (insn.opcode & opcode::src_x) != 0;
   w.put(m.name);
   switch (m.form) {
@@ -84,24 +91,29 @@ size_t write_insn(Writer& w, const Mnemonic& m, const RawInsn& insn, const RawIn
         w.immediate(insn.imm, 32);
       }
       w.separator();
-      w.signed_decimal(insn.offset, true);
+      target(w, listing, index, insn.offset);
       return 1;
     case Form::ja:
       w.put(' ');
-      w.signed_decimal(insn.offset, true);
+      target(w, listing, index, insn.offset);
       return 1;
     case Form::ja32:
     case Form::call_local:
       w.put(' ');
-      w.signed_decimal(insn.imm, true);
+      target(w, listing, index, insn.imm);
       return 1;
     case Form::call_helper:
     case Form::ld_abs: {
       const char* builtin =
           m.form == Form::call_helper ? builtin_name(static_cast<uint64_t>(int64_t{insn.imm})) : nullptr;
+      const char* helper = m.form == Form::call_helper && builtin == nullptr && listing != nullptr
+                               ? text::helper_name(*listing, insn.imm)
+                               : nullptr;
       w.put(' ');
       if (builtin != nullptr) {
         w.put(builtin);  // `call memset` (isa.h)
+      } else if (helper != nullptr) {
+        w.put(helper);  // a listing's `call bpf_map_lookup_elem`
       } else {
         w.immediate(insn.imm, 32);
       }
@@ -115,6 +127,7 @@ size_t write_insn(Writer& w, const Mnemonic& m, const RawInsn& insn, const RawIn
       w.reg(insn.dst);
       w.separator();
       const int32_t next_imm = tail->imm;
+      if (listing != nullptr && text::write_map_name(w, *listing, insn.src, insn.imm, next_imm)) return 2;
       if (insn.src == 0) {
         const uint64_t value = (static_cast<uint64_t>(static_cast<uint32_t>(next_imm)) << 32) |
                                static_cast<uint32_t>(insn.imm);
@@ -159,30 +172,62 @@ size_t write_insn(Writer& w, const Mnemonic& m, const RawInsn& insn, const RawIn
   return 1;
 }
 
-}  // namespace
-
-size_t disassemble_one(const uint8_t* bytes, size_t slots, size_t index, char* buffer,
-                       size_t buffer_size) {
+// One line in the conformance syntax, with the names of `listing` when given.
+size_t disassemble_conformance(const uint8_t* bytes, size_t slots, size_t index, const ListingOptions* listing,
+                               char* buffer, size_t buffer_size) {
   Writer w(buffer, buffer_size);
   if (bytes == nullptr || index >= slots) {
     w.finish_whole();
     return 0;
   }
-  const RawInsn insn = read_raw(bytes, index);
-  const Mnemonic* m = text::canonical_row(insn);
-  RawInsn tail{};
-  if (m != nullptr && m->form == Form::lddw) {
-    // A lddw without a clean second slot is printed slot by slot.
-    if (index + 1 < slots) tail = read_raw(bytes, index + 1);
-    if (index + 1 >= slots || !clean_tail(tail)) m = nullptr;
-  }
+  RawInsn insn{}, tail{};
+  // A lddw without a clean second slot is printed slot by slot.
+  const Mnemonic* m = text::canonical_at(bytes, slots, index, insn, tail);
   size_t consumed = 1;
   if (m == nullptr) {
     write_raw_slot(w, bytes + index * 8);
   } else {
-    consumed = write_insn(w, *m, insn, &tail);
+    consumed = write_insn(w, *m, insn, &tail, listing, index);
   }
   return w.finish_whole() ? consumed : 0;
+}
+
+}  // namespace
+
+size_t disassemble_one(const uint8_t* bytes, size_t slots, size_t index, char* buffer,
+                       size_t buffer_size) {
+  return disassemble_conformance(bytes, slots, index, nullptr, buffer, buffer_size);
+}
+
+size_t disassemble_line(const uint8_t* bytes, size_t slots, size_t index, const ListingOptions& options,
+                        char* buffer, size_t buffer_size) {
+  if (options.syntax == Syntax::llvm && bytes != nullptr && index < slots)
+    return text::disassemble_llvm(bytes, slots, index, options, buffer, buffer_size);
+  return disassemble_conformance(bytes, slots, index, &options, buffer, buffer_size);
+}
+
+bool jump_target(const uint8_t* bytes, size_t slots, size_t index, size_t& target) {
+  if (bytes == nullptr || index >= slots) return false;
+  const RawInsn insn = read_raw(bytes, index);
+  const Mnemonic* m = text::canonical_row(insn);
+  if (m == nullptr) return false;
+  int64_t relative = 0;
+  switch (m->form) {
+    case Form::jcc:
+    case Form::ja:
+      relative = insn.offset;
+      break;
+    case Form::ja32:
+    case Form::call_local:
+      relative = insn.imm;
+      break;
+    default:
+      return false;
+  }
+  const int64_t slot = static_cast<int64_t>(index) + 1 + relative;
+  if (slot < 0 || static_cast<uint64_t>(slot) >= slots) return false;
+  target = static_cast<size_t>(slot);
+  return true;
 }
 
 }  // namespace keel

@@ -233,4 +233,15 @@ const char* pseudo_kind_name(uint8_t src) {
   return src < kPseudoKindCount ? kPseudoKinds[src] : nullptr;
 }
 
+const Mnemonic* canonical_at(const uint8_t* bytes, size_t slots, size_t index, RawInsn& insn, RawInsn& tail) {
+  insn = read_raw(bytes, index);
+  tail = RawInsn{};
+  const Mnemonic* m = canonical_row(insn);
+  if (m == nullptr || m->form != Form::lddw) return m;
+  if (index + 1 >= slots) return nullptr;
+  tail = read_raw(bytes, index + 1);
+  const bool clean = tail.opcode == 0 && tail.dst == 0 && tail.src == 0 && tail.offset == 0;
+  return clean ? m : nullptr;
+}
+
 }  // namespace keel::text

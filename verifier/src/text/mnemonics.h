@@ -51,6 +51,12 @@ const Mnemonic* mnemonic_table(size_t* count);
 // printed as `.8byte`. Does not look at a lddw's second slot.
 const Mnemonic* canonical_row(const RawInsn& insn);
 
+// The canonical row of the instruction at slot `index` (bytes holds
+// `slots` slots), its first slot in `insn` and, for lddw, its second in
+// `tail`; nullptr when the slot prints as `.8byte` (no row, or a lddw
+// without a clean second slot: RFC 9669 §5.4 gives that slot only imm).
+const Mnemonic* canonical_at(const uint8_t* bytes, size_t slots, size_t index, RawInsn& insn, RawInsn& tail);
+
 // lddw source kinds (RFC 9669 §5.4, Table 12), indexed by the src field:
 // 0 is the plain 64-bit immediate and has no name.
 inline constexpr uint8_t kPseudoKindCount = 7;

@@ -8,6 +8,8 @@
 
 #include <cstddef>
 
+#include "support/strings.h"
+
 namespace keel {
 namespace {
 
@@ -136,21 +138,6 @@ constexpr RetKind to_ret(LinuxKind kind) {
     case kRetBtf: return (kind.flags & kMaybeNull) != 0 ? RetKind::btf_ptr_or_null : RetKind::btf_ptr;
     default: return RetKind::unsupported;
   }
-}
-
-constexpr bool same(const char* a, const char* b) {
-  while (*a != '\0' && *a == *b) {
-    ++a;
-    ++b;
-  }
-  return *a == *b;
-}
-
-constexpr bool starts_with(const char* text, const char* prefix) {
-  while (*prefix != '\0') {
-    if (*text++ != *prefix++) return false;
-  }
-  return true;
 }
 
 // The helpers whose return value Linux 6.1 bounds by their size argument

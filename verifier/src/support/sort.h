@@ -1,11 +1,12 @@
-// In-place heapsort: O(n log n) whatever the input, no recursion, no
-// allocation, so that a hostile object cannot make the loader quadratic.
+// The core's one sort: an in-place heapsort, O(n log n) whatever the input,
+// no recursion and no allocation, so that a hostile object cannot make the
+// loader quadratic or exhaust the stack. Not stable: callers that need a
+// total order break ties in `less`.
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 
-namespace keel::elf {
+namespace keel {
 
 template <class T, class Less>
 void heap_sort(T* items, size_t count, Less less) {
@@ -30,4 +31,4 @@ void heap_sort(T* items, size_t count, Less less) {
   }
 }
 
-}  // namespace keel::elf
+}  // namespace keel

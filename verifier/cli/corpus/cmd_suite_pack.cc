@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "args.h"
+#include "commands.h"
 #include "blob.h"
 #include "linux_cases.h"
 #include "test_data.h"
@@ -89,37 +89,41 @@ void pack_cases(const std::string& input, const std::string& maps, BlobWriter& b
   }
 }
 
-}  // namespace
-
-int cmd_suite_pack(const std::vector<std::string>& arguments) {
-  Args args("suite-pack", arguments);
+struct PackArgs {
   std::string output, cases, maps;
   std::vector<std::string> data_dirs;
-  while (!args.done()) {
-    const std::string& arg = args.take();
-    if (arg == "--data") {
-      data_dirs.push_back(args.value_of(arg));
-    } else if (arg == "--cases") {
-      cases = args.value_of(arg);
-    } else if (arg == "--maps") {
-      maps = args.value_of(arg);
-    } else {
-      args.single_input(arg, output);
-    }
-  }
-  if (output.empty()) args.fail("missing output file (keel suite-pack OUT --data DIR --cases FILE.jsonl)");
-  if (data_dirs.empty() && cases.empty()) args.fail("nothing to pack (--data DIR, --cases FILE.jsonl)");
-  if (!maps.empty() && cases.empty()) args.fail("--maps without --cases");
+};
+
+int suite_pack(PackArgs args) {
+  auto fail = [](const std::string& message) { usage_error("suite-pack", message); };
+  if (args.data_dirs.empty() && args.cases.empty()) fail("nothing to pack (--data DIR, --cases FILE.jsonl)");
+  if (!args.maps.empty() && args.cases.empty()) fail("--maps without --cases");
   std::vector<std::string> files;
-  for (const std::string& dir : data_dirs) collect_data_files(dir, files);
-  if (!data_dirs.empty() && files.empty()) args.fail("no .data files under the --data folders");
-  if (!cases.empty() && maps.empty()) maps = (std::filesystem::path(cases).parent_path() / "maps.json").string();
+  for (const std::string& dir : args.data_dirs) collect_data_files(dir, files);
+  if (!args.data_dirs.empty() && files.empty()) fail("no .data files under the --data folders");
+  if (!args.cases.empty() && args.maps.empty())
+    args.maps = (std::filesystem::path(args.cases).parent_path() / "maps.json").string();
 
   BlobWriter blob;
   pack_data(files, blob);
-  if (!cases.empty()) pack_cases(cases, maps, blob);
-  write_file(output, blob.finish());
+  if (!args.cases.empty()) pack_cases(args.cases, args.maps, blob);
+  write_file(args.output, blob.finish());
   return kExitOk;
+}
+
+}  // namespace
+
+Run declare_suite_pack(CLI::App& app) {
+  auto args = std::make_shared<PackArgs>();
+  // Named "output": a missing one is "missing output file".
+  app.add_option("output", args->output, "the blob the bare-metal runner reads (runner/)")->required()->type_name("OUT");
+  app.add_option("--data", args->data_dirs, ".data files or folders, as test-data takes them")
+      ->type_name("DIR")
+      ->expected(1)
+      ->take_all();
+  app.add_option("--cases", args->cases, "Linux selftest cases, as cases takes them")->type_name("FILE.jsonl");
+  app.add_option("--maps", args->maps, "the cases' maps (default: maps.json beside FILE)")->type_name("MAPS.json");
+  return [args] { return suite_pack(*args); };
 }
 
 }  // namespace keel::cli

@@ -1,4 +1,4 @@
-// keel test-data PATH...: runs bpf_conformance / uBPF `.data` files.
+// keel-corpus test-data PATH...: runs bpf_conformance / uBPF `.data` files.
 //   -- result        must be produced in guarded mode (the -- mem buffer a
 //                    writable region) and in fast mode, and the program
 //                    should be accepted by the verifier as the "conformance"
@@ -23,7 +23,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "args.h"
+#include "commands.h"
 #include "conformance_case.h"
 #include "data_file.h"
 #include "keel/elf.h"
@@ -64,7 +64,10 @@ DataVerdict fail(const std::string& why) { return {Outcome::fail, why}; }
 // both are given: -- raw is the expected encoding), or -- raw alone.
 bool program_bytes(const DataFile& data, Bytes& out, std::string& why) {
   if (data.has_asm) {
-    const AsmResult result = assemble_text(data.asm_text, out);
+    // uBPF's assembler takes %r11..%r15 (its error tests need them).
+    AsmOptions options;
+    options.any_register_field = true;
+    const AsmResult result = assemble_text(data.asm_text, out, options);
     if (!result.ok()) {
       why = "assembler: " + std::string(asm_error_name(result.error)) + " at line " +
             std::to_string(data.asm_line + result.line) + " column " + std::to_string(result.column);
@@ -300,15 +303,12 @@ PackedDataFile pack_data_file(const std::string& file) {
   return packed;
 }
 
-int cmd_test_data(const std::vector<std::string>& arguments) {
-  Args args("test-data", arguments);
+namespace {
+
+int test_data(const std::vector<std::string>& paths) {
   std::vector<std::string> files;
-  while (!args.done()) {
-    const std::string& arg = args.take();
-    if (Args::is_option(arg)) args.unknown(arg);
-    collect_data_files(arg, files);
-  }
-  if (files.empty()) args.fail("no .data files (keel test-data PATH...)");
+  for (const std::string& path : paths) collect_data_files(path, files);
+  if (files.empty()) usage_error("test-data", "no .data files (keel-corpus test-data PATH...)");
 
   size_t passed = 0, failed = 0, skipped = 0, verified = 0, verify_rejected = 0;
   for (const std::string& file : files) {
@@ -335,6 +335,15 @@ int cmd_test_data(const std::vector<std::string>& arguments) {
   std::printf("%zu passed, %zu failed\n", passed, failed);
   std::fflush(stdout);
   return failed == 0 ? kExitOk : kExitTrap;
+}
+
+}  // namespace
+
+Run declare_test_data(CLI::App& app) {
+  auto paths = std::make_shared<std::vector<std::string>>();
+  app.add_option("path", *paths, "bpf_conformance / uBPF .data files, or directories searched recursively")
+      ->type_name("PATH...");
+  return [paths] { return test_data(*paths); };
 }
 
 }  // namespace keel::cli

@@ -1,4 +1,4 @@
-// keel cases FILE.jsonl [--maps maps.json] [--divergences FILE] [--unprivileged]
+// keel-corpus cases FILE.jsonl [--maps maps.json] [--divergences FILE] [--unprivileged]
 //            [--prefix ID] [--state] [--all] [--json]:
 // runs the Linux verifier selftest cases (verifier/cli/cases/linux_cases.h) and
 // scores keel's verdicts against Linux's. Text: one line per disagreement
@@ -11,7 +11,7 @@
 #include <map>
 #include <sstream>
 
-#include "args.h"
+#include "commands.h"
 #include "json_out.h"
 #include "linux_cases.h"
 
@@ -36,26 +36,33 @@ std::string all_line(const CaseResult& result) {
   return line;
 }
 
-std::string case_json(const CaseResult& result) {
-  JsonObject json;
-  json.add("id", result.id).add("name", result.name).add("expect", result.expect_accept ? "accept" : "reject")
-      .add("outcome", tools::outcome_name(result.outcome));
+Json case_json(const CaseResult& result) {
+  Json json;
+  json["id"] = result.id;
+  json["name"] = result.name;
+  json["expect"] = result.expect_accept ? "accept" : "reject";
+  json["outcome"] = tools::outcome_name(result.outcome);
   if (result.outcome == CaseOutcome::skipped) {
-    json.null("verdict").add("skip_reason", result.skip_reason);
-    return json.str();
+    json["verdict"] = nullptr;
+    json["skip_reason"] = result.skip_reason;
+    return json;
   }
   const bool accepted = result.decode_error.empty() && result.verdict.ok();
-  json.add("verdict", accepted ? "accept" : "reject");
+  json["verdict"] = accepted ? "accept" : "reject";
   if (accepted) {
-    json.null("pc").null("reason");
+    json["pc"] = nullptr;
+    json["reason"] = nullptr;
   } else if (!result.decode_error.empty()) {
-    json.null("pc").add("reason", "decode:" + result.decode_error);
+    json["pc"] = nullptr;
+    json["reason"] = "decode:" + result.decode_error;
   } else {
-    json.add("pc", uint64_t{result.verdict.pc}).add("reason", reason_name(result.verdict.reason));
+    json["pc"] = result.verdict.pc;
+    json["reason"] = reason_name(result.verdict.reason);
   }
-  json.add("message", result.message).add("linux_error", result.linux_error);
-  if (!result.state.empty()) json.add("state", result.state);
-  return json.str();
+  json["message"] = result.message;
+  json["linux_error"] = result.linux_error;
+  if (!result.state.empty()) json["state"] = result.state;
+  return json;
 }
 
 // "ID WHY..." lines; '#' starts a comment line.
@@ -72,34 +79,18 @@ std::map<std::string, std::string> read_divergences(const std::string& path) {
   return divergences;
 }
 
-}  // namespace
-
-int cmd_cases(const std::vector<std::string>& arguments) {
-  Args args("cases", arguments);
+struct CasesArgs {
   std::string input, maps, divergences_path;
   bool json_output = false, all = false;
   tools::CaseOptions options;
-  while (!args.done()) {
-    const std::string& arg = args.take();
-    if (arg == "--maps") {
-      maps = args.value_of(arg);
-    } else if (arg == "--divergences") {
-      divergences_path = args.value_of(arg);
-    } else if (arg == "--prefix") {
-      options.id_prefix = args.value_of(arg);
-    } else if (arg == "--unprivileged") {
-      options.privileged = false;
-    } else if (arg == "--state") {
-      options.with_state = true;
-    } else if (arg == "--json") {
-      json_output = true;
-    } else if (arg == "--all") {
-      all = true;
-    } else {
-      args.single_input(arg, input);
-    }
-  }
-  if (input.empty()) args.fail("missing input file (keel cases FILE.jsonl [--maps maps.json])");
+};
+
+int cases(CasesArgs args) {
+  const std::string& input = args.input;
+  std::string& maps = args.maps;
+  const std::string& divergences_path = args.divergences_path;
+  const tools::CaseOptions& options = args.options;
+  const bool all = args.all;
   if (maps.empty()) maps = (std::filesystem::path(input).parent_path() / "maps.json").string();
   // run_cases() reports unreadable files too; checking first gives the
   // usual "PATH: reason" line.
@@ -109,7 +100,7 @@ int cmd_cases(const std::vector<std::string>& arguments) {
       divergences_path.empty() ? std::map<std::string, std::string>{} : read_divergences(divergences_path);
 
   const tools::CaseReport report = tools::run_cases(input, maps, options);
-  if (!report.loaded) args.fail(report.error);
+  if (!report.loaded) usage_error("cases", report.error);
   const size_t failed = report.false_accepts + report.false_rejects;
   auto documented = [&](const CaseResult& result) {
     return result.outcome == CaseOutcome::false_accept && divergences.count(result.id) != 0;
@@ -118,23 +109,29 @@ int cmd_cases(const std::vector<std::string>& arguments) {
   for (const CaseResult& result : report.cases) documented_count += documented(result);
   const size_t false_accepts = report.false_accepts - documented_count;
 
-  if (json_output) {
-    JsonArray cases;
+  if (args.json_output) {
+    Json cases = Json::array();
     for (const CaseResult& result : report.cases) {
-      std::string json = case_json(result);
-      if (documented(result))
-        json.insert(json.size() - 1, ", \"divergence\": " + json_quote(divergences.at(result.id)));
-      cases.push(json);
+      Json json = case_json(result);
+      if (documented(result)) json["divergence"] = divergences.at(result.id);
+      cases.push_back(json);
     }
-    JsonObject skips;
-    for (const auto& [reason, count] : report.skip_reasons) skips.add(reason.c_str(), uint64_t{count});
-    JsonObject json;
-    json.add("file", input).add("maps", maps).boolean("privileged", options.privileged)
-        .add("total", uint64_t{report.total}).add("passed", uint64_t{report.agree}).add("failed", uint64_t{failed})
-        .add("false_accepts", uint64_t{false_accepts}).add("divergences", uint64_t{documented_count})
-        .add("false_rejects", uint64_t{report.false_rejects})
-        .add("skipped", uint64_t{report.skipped}).raw("skip_reasons", skips.str()).raw("cases", cases.str());
-    std::printf("%s\n", json.str().c_str());
+    Json skips = Json::object();
+    for (const auto& [reason, count] : report.skip_reasons) skips[reason] = count;
+    Json json;
+    json["file"] = input;
+    json["maps"] = maps;
+    json["privileged"] = options.privileged;
+    json["total"] = report.total;
+    json["passed"] = report.agree;
+    json["failed"] = failed;
+    json["false_accepts"] = false_accepts;
+    json["divergences"] = documented_count;
+    json["false_rejects"] = report.false_rejects;
+    json["skipped"] = report.skipped;
+    json["skip_reasons"] = skips;
+    json["cases"] = cases;
+    print_json(json);
   } else {
     for (const CaseResult& result : report.cases) {
       if (all) {
@@ -158,6 +155,25 @@ int cmd_cases(const std::vector<std::string>& arguments) {
   }
   std::fflush(stdout);
   return false_accepts == 0 ? kExitOk : kExitTrap;
+}
+
+}  // namespace
+
+Run declare_cases(CLI::App& app) {
+  auto args = std::make_shared<CasesArgs>();
+  add_input(app, args->input, "Linux verifier selftest cases, one JSON object a line")->type_name("FILE.jsonl");
+  app.add_option("--maps", args->maps, "the cases' map kinds (default: maps.json beside FILE)")
+      ->type_name("MAPS.json");
+  app.add_option("--divergences", args->divergences_path,
+                 "'ID why' lines: false accepts that are documented divergences, not failures")
+      ->type_name("FILE");
+  app.add_option("--prefix", args->options.id_prefix, "only the cases whose id starts with ID")->type_name("ID");
+  app.add_flag_callback("--unprivileged", [args] { args->options.privileged = false; },
+                        "score unprivileged runs against expect_unpriv");
+  app.add_flag("--state", args->options.with_state, "the abstract state under each false reject");
+  app.add_flag("--all", args->all, "one line per case, with its verdict");
+  app.add_flag("--json", args->json_output, "one JSON object");
+  return [args] { return cases(*args); };
 }
 
 }  // namespace keel::cli

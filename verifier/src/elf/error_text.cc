@@ -1,4 +1,4 @@
-// Error names and the one-line rendering of an ElfResult.
+// Error names and the one-line rendering of an ElfResult (the text of a load error).
 #include "keel/elf.h"
 #include "support/text_writer.h"
 

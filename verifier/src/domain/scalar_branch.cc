@@ -1,0 +1,156 @@
+// The scalar domain's refinement by a conditional jump (scalar.h refine,
+// refine_full, evaluate): what `a OP b` taken or not taken says of a and b
+// (RFC 9669 §4.3).
+#include "domain/scalar.h"
+
+#include "domain/scalar_parts.h"
+#include "isa/semantics.h"
+
+namespace keel {
+namespace {
+
+using namespace scalar_parts;
+
+// ---------------------------------------------------------------------------
+// Branches
+
+// The conditions left after negating a not-taken branch and swapping
+// operands so that the interesting one is on the left.
+enum class Cond : uint8_t { eq, ne, ugt, uge, sgt, sge, set, nset };
+
+// Removes c from an interval pair when it is an endpoint (the only removal
+// an interval can express); false when the pair holds nothing else.
+bool exclude(WidthLimits w, Range& r, uint64_t c) {
+  const int64_t sc = to_s(w, c);
+  if ((r.umin == c && r.umax == c) || (r.smin == sc && r.smax == sc)) return false;
+  if (r.umin == c) ++r.umin;
+  else if (r.umax == c) --r.umax;
+  if (r.smin == sc) ++r.smin;
+  else if (r.smax == sc) --r.smax;
+  return true;
+}
+
+bool refine_cond(Cond c, WidthLimits w, Range& a, Tnum& ta, Range& b, Tnum& tb) {
+  switch (c) {
+    case Cond::eq: {
+      a = b = meet(a, b);
+      if (!tnum::intersect(ta, tb, ta)) return false;
+      tb = ta;
+      return true;
+    }
+    case Cond::ne:
+      if (b.umin == b.umax && !exclude(w, a, b.umin)) return false;
+      if (a.umin == a.umax && !exclude(w, b, a.umin)) return false;
+      return true;
+    case Cond::ugt:  // a > b: a >= b.umin + 1, b <= a.umax - 1
+      if (b.umin == w.umax || a.umax == 0) return false;
+      a.umin = max_of(a.umin, b.umin + 1);
+      b.umax = min_of(b.umax, a.umax - 1);
+      return true;
+    case Cond::uge:
+      a.umin = max_of(a.umin, b.umin);
+      b.umax = min_of(b.umax, a.umax);
+      return true;
+    case Cond::sgt:
+      if (b.smin == w.smax || a.smax == w.smin) return false;
+      a.smin = max_of(a.smin, b.smin + 1);
+      b.smax = min_of(b.smax, a.smax - 1);
+      return true;
+    case Cond::sge:
+      a.smin = max_of(a.smin, b.smin);
+      b.smax = min_of(b.smax, a.smax);
+      return true;
+    case Cond::set: {
+      // Some bit is 1 in both: both are non-zero, and when only one bit can
+      // be 1 in both, that bit is 1 in both.
+      const uint64_t both = ta.umax() & tb.umax();
+      if (both == 0) return false;
+      if (is_power_of_two(both) &&
+          (!tnum::intersect(ta, Tnum{both, ~both}, ta) || !tnum::intersect(tb, Tnum{both, ~both}, tb)))
+        return false;
+      a.umin = max_of(a.umin, uint64_t{1});
+      b.umin = max_of(b.umin, uint64_t{1});
+      return true;
+    }
+    case Cond::nset:
+      // No bit is 1 in both: a known-1 bit of one is a known-0 bit of the other.
+      return tnum::intersect(ta, Tnum{0, ~tb.value}, ta) && tnum::intersect(tb, Tnum{0, ~ta.value}, tb);
+  }
+  return true;
+}
+
+// Two constants as Scalar::constant makes them (a constant tnum alone is
+// not enough: loose bounds beside it go the general way, as in alu()).
+KEEL_HOT bool both_constants(const Scalar& a, const Scalar& b) {
+  return a.bits.is_const() && b.bits.is_const() && a == Scalar::constant(a.bits.value) &&
+         b == Scalar::constant(b.bits.value);
+}
+
+// The comparison itself (RFC 9669 §4.3): for two constants refinement is
+// exact, so this is its answer (scalar_test checks it against refine_full).
+KEEL_HOT bool compare(JmpOp op, Width w, uint64_t a, uint64_t b) { return sem::jump_taken(op, w, a, b); }
+
+}  // namespace
+
+bool refine(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
+  if (both_constants(a, b)) return compare(op, w, a.bits.value, b.bits.value) == taken;  // a, b stay
+  return refine_full(op, w, taken, a, b);
+}
+
+bool refine_full(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
+  Scalar* x = &a;
+  Scalar* y = &b;
+  Cond c = Cond::eq;
+  bool swap = false;
+  // The not-taken side of each jump is the taken side of its negation.
+  switch (op) {
+    case JmpOp::jeq: c = taken ? Cond::eq : Cond::ne; break;
+    case JmpOp::jne: c = taken ? Cond::ne : Cond::eq; break;
+    case JmpOp::jgt: c = taken ? Cond::ugt : Cond::uge, swap = !taken; break;   // !(a > b) == b >= a
+    case JmpOp::jge: c = taken ? Cond::uge : Cond::ugt, swap = !taken; break;
+    case JmpOp::jlt: c = taken ? Cond::ugt : Cond::uge, swap = taken; break;    // a < b == b > a
+    case JmpOp::jle: c = taken ? Cond::uge : Cond::ugt, swap = taken; break;
+    case JmpOp::jsgt: c = taken ? Cond::sgt : Cond::sge, swap = !taken; break;
+    case JmpOp::jsge: c = taken ? Cond::sge : Cond::sgt, swap = !taken; break;
+    case JmpOp::jslt: c = taken ? Cond::sgt : Cond::sge, swap = taken; break;
+    case JmpOp::jsle: c = taken ? Cond::sge : Cond::sgt, swap = taken; break;
+    case JmpOp::jset: c = taken ? Cond::set : Cond::nset; break;
+  }
+  if (swap) {
+    x = &b;
+    y = &a;
+  }
+  if (w == Width::w64) {
+    Range ra = r64(*x), rb = r64(*y);
+    if (!refine_cond(c, k64, ra, x->bits, rb, y->bits)) return false;
+    set64(*x, ra);
+    set64(*y, rb);
+    if (c == Cond::eq) {  // equal in 64 bits: equal low words too
+      const Range m = meet(r32(*x), r32(*y));
+      set32(*x, m);
+      set32(*y, m);
+    }
+  } else {
+    Range ra = r32(*x), rb = r32(*y);
+    Tnum ta = tnum::cast32(x->bits), tb = tnum::cast32(y->bits);
+    if (!refine_cond(c, k32, ra, ta, rb, tb)) return false;
+    set32(*x, ra);
+    set32(*y, rb);
+    if (!tnum::intersect(x->bits, widen_low(ta), x->bits) || !tnum::intersect(y->bits, widen_low(tb), y->bits))
+      return false;
+  }
+  return reduce_inline(*x) && reduce_inline(*y);
+}
+
+// Refinement is exact about emptiness only where it is precise, so an
+// outcome it cannot rule out is "maybe" — never a wrong always/never.
+Outcome evaluate(JmpOp op, Width w, const Scalar& a, const Scalar& b) {
+  if (both_constants(a, b)) return compare(op, w, a.bits.value, b.bits.value) ? Outcome::always : Outcome::never;
+  Scalar ta = a, tb = b, fa = a, fb = b;
+  const bool can_take = refine(op, w, true, ta, tb);
+  const bool can_fall = refine(op, w, false, fa, fb);
+  if (!can_take) return Outcome::never;
+  return can_fall ? Outcome::maybe : Outcome::always;
+}
+
+}  // namespace keel

@@ -1,0 +1,182 @@
+// The state lattice's shortcuts (analysis/lattice.cc) against the
+// register-level operations they stand in for: a register equal on both
+// sides of a join is given join_reg's result (with join_into's reference
+// rule) or kept, never anything else; a join with spills (a fresh state)
+// and one without (in place) agree on everything but the spilled slot;
+// stack tags join byte by byte wherever they differ.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "analysis/state.h"
+
+namespace keel {
+namespace {
+
+struct Pool {
+  std::vector<uint64_t> memory = std::vector<uint64_t>(1 << 16);
+  Arena arena{reinterpret_cast<uint8_t*>(memory.data()), memory.size() * sizeof(uint64_t)};
+  StatePool states{arena};
+
+  // One frame, every register `r`, the stack uninitialized.
+  State* make(const RegState& r) {
+    State* s = states.allocate(1, 4);
+    EXPECT_NE(s, nullptr);
+    Frame& f = s->frames()[0];
+    f.function = 0;
+    f.call_pc = 0;
+    for (RegState& reg : f.regs) reg = r;
+    std::memset(f.tags, kTagUninit, sizeof(f.tags));
+    return s;
+  }
+};
+
+bool same_bits(const RegState& a, const RegState& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// join_into's register result for a register equal on both sides: join_reg,
+// then a maybe-NULL pointer keeps its id only when it is its reference's
+// (a non-NULL side means "not acquired" when NULL only then).
+RegState expected_self_join(const RegState& x, bool widen) {
+  RegState r = join_reg(x, x, widen, MapTable{});
+  if (r.ref != 0 && r.maybe_null()) r.id = x.id == x.ref ? x.ref : 0;
+  return r;
+}
+
+std::vector<RegState> samples() {
+  std::vector<RegState> out;
+  out.push_back(make_uninit());
+  RegState released = make_uninit();
+  released.ref = ref_of_pc(4);  // names the reference a released value came from
+  out.push_back(released);
+  RegState mixed;
+  mixed.kind = RegKind::mixed;
+  out.push_back(mixed);
+  mixed.ref = 7;
+  out.push_back(mixed);
+  out.push_back(make_scalar(Scalar::constant(3)));
+  out.push_back(make_scalar(Scalar::unknown()));
+  out.push_back(make_scalar(Scalar::from_urange(0, 100)));
+  RegState linked = make_scalar(Scalar::from_urange(10, 20));
+  linked.id = 4;
+  linked.off = 2;
+  out.push_back(linked);
+  // Not reduced: the signed bounds follow from the unsigned ones.
+  Scalar loose;
+  loose.umax = 10;
+  out.push_back(make_scalar(loose));
+  // A known tnum with wider bounds than Scalar::constant's.
+  Scalar known;
+  known.bits = Tnum::constant(5);
+  out.push_back(make_scalar(known));
+  out.push_back(make_pointer(RegKind::ctx));
+  out.push_back(make_pointer(RegKind::stack, 0, -8));
+  RegState packet = make_pointer(RegKind::packet, 0, 14);
+  packet.range = 20;
+  packet.id = 3;
+  out.push_back(packet);
+  packet.value = Scalar::from_urange(0, 255);
+  out.push_back(packet);
+  RegState owner = make_pointer(RegKind::sock_or_null);
+  owner.ref = owner.id = ref_of_pc(9);
+  out.push_back(owner);
+  RegState copy_of_owner = owner;
+  copy_of_owner.id = 12;  // maybe-NULL, holding the reference under another id
+  out.push_back(copy_of_owner);
+  RegState value = make_pointer(RegKind::map_value_or_null, 1, 0);
+  value.id = 6;
+  out.push_back(value);
+  return out;
+}
+
+TEST(Lattice, EqualRegistersJoinAsJoinRegSays) {
+  for (const bool widen : {false, true}) {
+    for (const RegState& x : samples()) {
+      Pool pool;
+      State* a = pool.make(x);
+      const State* b = pool.make(x);
+      ASSERT_TRUE(join_into(pool.states, a, *b, widen, MapTable{}));
+      const RegState want = expected_self_join(x, widen);
+      for (const RegState& r : a->frames()[0].regs) {
+        EXPECT_TRUE(same_bits(r, want)) << reg_kind_name(x.kind) << " widen " << widen;
+      }
+    }
+  }
+}
+
+TEST(Lattice, EqualStatesIncludeEachOther) {
+  for (const RegState& x : samples()) {
+    Pool pool;
+    const State* a = pool.make(x);
+    const State* b = pool.make(x);
+    EXPECT_EQ(state_leq(*a, *b, MapTable{}), reg_leq(x, x, MapTable{})) << reg_kind_name(x.kind);
+    EXPECT_TRUE(state_leq(*a, *b, MapTable{})) << reg_kind_name(x.kind);
+  }
+}
+
+TEST(Lattice, DifferingRegistersAndTagsJoin) {
+  Pool pool;
+  State* a = pool.make(make_scalar(Scalar::constant(1)));
+  State* b = pool.make(make_scalar(Scalar::constant(1)));
+  b->frames()[0].regs[0] = make_scalar(Scalar::constant(2));
+  uint8_t* ta = a->frames()[0].tags;
+  uint8_t* tb = b->frames()[0].tags;
+  std::memset(ta + kStackSize - 16, kTagZero, 16);  // two slots at the top, in one 64-byte chunk
+  std::memset(tb + kStackSize - 16, kTagData, 8);
+  std::memset(tb + kStackSize - 8, kTagZero, 8);
+  ta[5] = kTagData;  // and one byte far below, met by uninit
+  EXPECT_FALSE(state_leq(*a, *b, MapTable{}));
+  EXPECT_FALSE(state_leq(*b, *a, MapTable{}));
+  ASSERT_TRUE(join_into(pool.states, a, *b, false, MapTable{}));
+  const Frame& f = a->frames()[0];
+  EXPECT_TRUE(same_bits(f.regs[0], join_reg(make_scalar(Scalar::constant(1)), make_scalar(Scalar::constant(2)),
+                                            false, MapTable{})));
+  for (uint32_t i = 1; i < kRegisterCount; ++i) EXPECT_TRUE(f.regs[i].is_const());
+  for (uint32_t i = 0; i < kStackSize; ++i) {
+    const uint8_t want = i >= kStackSize - 16 && i < kStackSize - 8 ? kTagData
+                         : i >= kStackSize - 8                      ? kTagZero
+                                                                    : kTagUninit;
+    EXPECT_EQ(f.tags[i], want) << "byte " << i;
+  }
+  EXPECT_TRUE(state_leq(*b, *a, MapTable{}));
+}
+
+// The same join with a spill added alike to both sides takes the path that
+// builds a fresh state; everything but the spilled slot must come out as
+// the in-place join's.
+TEST(Lattice, JoinWithSpillsAgreesWithJoinInPlace) {
+  for (const bool widen : {false, true}) {
+    Pool pool;
+    const auto setup = [&](State* s, uint64_t r0, uint8_t tag) {
+      s->frames()[0].regs[0] = make_scalar(Scalar::constant(r0));
+      s->frames()[0].regs[1] = make_scalar(Scalar::from_urange(0, 10 * r0));
+      std::memset(s->frames()[0].tags + 8 * 3, tag, 8);
+      std::memset(s->frames()[0].tags + 8 * 40, tag, 4);
+    };
+    State* plain_a = pool.make(make_pointer(RegKind::ctx));
+    State* plain_b = pool.make(make_pointer(RegKind::ctx));
+    setup(plain_a, 1, kTagZero);
+    setup(plain_b, 2, kTagData);
+    State* spill_a = pool.states.copy(*plain_a);
+    State* spill_b = pool.states.copy(*plain_b);
+    for (State* s : {spill_a, spill_b}) {
+      Spill& spill = s->spills()[s->spill_count++];
+      spill = Spill{0, 63, 0, 0, make_scalar(Scalar::constant(7))};
+      std::memset(s->frames()[0].tags + 8 * 63, kTagSpill, 8);
+    }
+    ASSERT_TRUE(join_into(pool.states, plain_a, *plain_b, widen, MapTable{}));
+    ASSERT_TRUE(join_into(pool.states, spill_a, *spill_b, widen, MapTable{}));
+    const Frame& p = plain_a->frames()[0];
+    const Frame& s = spill_a->frames()[0];
+    for (uint32_t i = 0; i < kRegisterCount; ++i) EXPECT_TRUE(same_bits(p.regs[i], s.regs[i])) << "r" << i;
+    EXPECT_EQ(std::memcmp(p.tags, s.tags, 8 * 63), 0);
+    ASSERT_EQ(spill_a->spill_count, 1);
+    EXPECT_EQ(spill_a->spills()[0].slot, 63);
+    EXPECT_TRUE(spill_a->spills()[0].reg.is_const());
+    EXPECT_TRUE(state_leq(*spill_b, *spill_a, MapTable{}));
+    EXPECT_TRUE(state_leq(*plain_b, *plain_a, MapTable{}));
+  }
+}
+
+}  // namespace
+}  // namespace keel
