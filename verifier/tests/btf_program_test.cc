@@ -286,17 +286,123 @@ TEST(BtfProgram, IteratorObjectsMayBeNull) {
   EXPECT_ACCEPT(c, "ldxw %r2, [%r1+16]\n" + kExit0, it.type.type);                        // an integer argument
 }
 
+// ---- Helpers taking and returning BTF pointers (bpf_skc_to_*) -------------------
+
+// A kernel with sockets nested as Linux nests them (each begins with the
+// one before) and a struct that holds a sock_common elsewhere than at 0:
+//   struct sock_common { int family; int state; }                  (8 bytes)
+//   struct sock { struct sock_common __sk_common; int protocol; }  (16)
+//   struct tcp_sock { struct sock sk; long srtt; }                 (24)
+//   struct other { int x; struct sock_common skc; }                (12)
+//   struct padded { struct empty {} e; struct sock_common skc; }    (8, both at 0)
+//   struct socks { struct sock_common all[2]; }                    (16)
+//   struct task_struct { int pid; int tgid; }                      (8)
+//   void sk_close(struct sock *, struct other *, struct sock_common *, long,
+//                 struct padded *, struct socks *);
+// There is no tcp6_sock, so bpf_skc_to_tcp6_sock cannot be typed.
+std::unique_ptr<Kernel> socket_kernel() {
+  BtfBuilder b;
+  const uint32_t int_t = b.int_type("int", 4, true);
+  const uint32_t long_t = b.int_type("long", 8, true);
+  b.set_index_type(int_t);
+  const uint32_t common = b.struct_type("sock_common", 8, {{"family", int_t, 0}, {"state", int_t, 32}});
+  const uint32_t sock = b.struct_type("sock", 16, {{"__sk_common", common, 0}, {"protocol", int_t, 64}});
+  b.struct_type("tcp_sock", 24, {{"sk", sock, 0}, {"srtt", long_t, 128}});
+  const uint32_t other = b.struct_type("other", 12, {{"x", int_t, 0}, {"skc", common, 32}});
+  b.struct_type("task_struct", 8, {{"pid", int_t, 0}, {"tgid", int_t, 32}});
+  const uint32_t empty = b.struct_type("empty", 0, {});
+  const uint32_t padded = b.struct_type("padded", 8, {{"e", empty, 0}, {"skc", common, 0}});
+  const uint32_t socks = b.struct_type("socks", 16, {{"all", b.array(common, 2), 0}});
+  b.func("sk_close", b.func_proto(0, {b.ptr(sock), b.ptr(other), b.ptr(common), long_t, b.ptr(padded),
+                                      b.ptr(socks)}));
+  auto k = std::make_unique<Kernel>();
+  k->bytes = b.bytes();
+  k->arena = std::make_unique<Arena>(k->memory.data(), k->memory.size());
+  EXPECT_EQ(parse_kernel_btf(k->bytes.data(), k->bytes.size(), *k->arena, k->btf), BtfProgramError::ok);
+  return k;
+}
+
+struct SocketTyped {
+  std::unique_ptr<Kernel> kernel = socket_kernel();
+  BtfProgramType type;
+  SocketTyped() { EXPECT_EQ(make_btf_program_type(kernel->btf, "fentry/sk_close", type), BtfProgramError::ok); }
+};
+
+constexpr const char* kSkcToTcpSock = "call 137\n";  // BPF_FUNC_skc_to_tcp_sock
+
+TEST(BtfHelpers, SkcToTcpSockReturnsATypedPointerOrNull) {
+  SocketTyped t;
+  Checker c;
+  const std::string sk = "ldxdw %r1, [%r1+0]\n";  // struct sock *
+  // NULL-checked, the result reads as a tcp_sock (srtt at 16).
+  EXPECT_ACCEPT(c, sk + kSkcToTcpSock + "jeq %r0, 0, +1\nldxdw %r0, [%r0+16]\n" + kExit0, t.type.type);
+  // The check is required ("invalid mem access 'ptr_or_null_'").
+  EXPECT_REJECT(c, sk + kSkcToTcpSock + "ldxdw %r0, [%r0+16]\n" + kExit0, null_dereference, t.type.type);
+  // Past the end of a tcp_sock.
+  EXPECT_REJECT(c, sk + kSkcToTcpSock + "jeq %r0, 0, +1\nldxdw %r0, [%r0+24]\n" + kExit0, memory_out_of_bounds,
+                t.type.type);
+  // Still read-only.
+  EXPECT_REJECT(c, sk + kSkcToTcpSock + "jeq %r0, 0, +1\nstw [%r0+0], 1\n" + kExit0, read_only_write, t.type.type);
+  // The (checked) result is a socket again: it may be cast once more.
+  EXPECT_ACCEPT(c, sk + kSkcToTcpSock + "jeq %r0, 0, +2\nmov %r1, %r0\n" + kSkcToTcpSock + kExit0, t.type.type);
+  EXPECT_REJECT(c, sk + kSkcToTcpSock + "mov %r1, %r0\n" + kSkcToTcpSock + kExit0, null_dereference, t.type.type);
+}
+
+TEST(BtfHelpers, SkcToTakesOnlySockets) {
+  SocketTyped t;
+  Checker c;
+  // A struct sock_common itself.
+  EXPECT_ACCEPT(c, std::string("ldxdw %r1, [%r1+16]\n") + kSkcToTcpSock + kExit0, t.type.type);
+  // A scalar, a non-socket object, one holding a sock_common only past its start.
+  EXPECT_REJECT(c, std::string("mov %r1, 0\n") + kSkcToTcpSock + kExit0, helper_argument, t.type.type);
+  EXPECT_REJECT(c, std::string("ldxdw %r1, [%r1+24]\n") + kSkcToTcpSock + kExit0, helper_argument, t.type.type);
+  EXPECT_REJECT(c, std::string("ldxdw %r1, [%r1+8]\n") + kSkcToTcpSock + kExit0, helper_argument, t.type.type);
+  // btf_struct_ids_match stops at the first struct at offset 0, even an
+  // empty one; an array's first element counts.
+  EXPECT_REJECT(c, std::string("ldxdw %r1, [%r1+32]\n") + kSkcToTcpSock + kExit0, helper_argument, t.type.type);
+  EXPECT_ACCEPT(c, std::string("ldxdw %r1, [%r1+40]\n") + kSkcToTcpSock + kExit0, t.type.type);
+  // The context itself, and a socket pointer moved off its start.
+  EXPECT_REJECT(c, std::string(kSkcToTcpSock) + kExit0, helper_argument, t.type.type);
+  EXPECT_REJECT(c, std::string("ldxdw %r1, [%r1+0]\nadd %r1, 8\n") + kSkcToTcpSock + kExit0, helper_argument,
+                t.type.type);
+}
+
+TEST(BtfHelpers, CurrentTaskIsATypedPointer) {
+  SocketTyped t;
+  Checker c;
+  // bpf_get_current_task_btf (158): RET_PTR_TO_BTF_ID, no NULL check needed.
+  EXPECT_ACCEPT(c, "call 158\nldxw %r0, [%r0+4]\n" + kExit0, t.type.type);
+  EXPECT_REJECT(c, "call 158\nldxw %r0, [%r0+8]\n" + kExit0, memory_out_of_bounds, t.type.type);
+  EXPECT_REJECT(c, std::string("call 158\nmov %r1, %r0\n") + kSkcToTcpSock + kExit0, helper_argument, t.type.type);
+}
+
+TEST(BtfHelpers, UntypedResultsAreUnsupported) {
+  SocketTyped t;
+  Checker c;
+  // bpf_skc_to_tcp6_sock (136): this kernel has no struct tcp6_sock.
+  EXPECT_REJECT(c, "ldxdw %r1, [%r1+0]\ncall 136\n" + kExit0, unsupported_helper, t.type.type);
+  // Without the kernel's types the result cannot be typed at all.
+  ProgramType untyped = t.type.type;
+  KernelTypes reads_only = t.type.types;
+  reads_only.find_struct = nullptr;
+  untyped.kernel_types = &reads_only;
+  EXPECT_REJECT(c, std::string("ldxdw %r1, [%r1+0]\n") + kSkcToTcpSock + kExit0, unsupported_helper, untyped);
+}
+
 // ---- The host's kernel ----------------------------------------------------------
 
-TEST(BtfProgram, CorpusFentryAgainstHostBtf) {
+// Verifies the one program of a corpus object against the host's kernel
+// BTF (CO-RE relocations applied against it too); skips where the corpus
+// or the BTF is absent.
+void verify_with_host_btf(const char* name, const char* target) {
   const fs::path vmlinux = "/sys/kernel/btf/vmlinux";
-  const fs::path object = fs::path(KEEL_CORPUS_DIR) / "ebpf-samples/cilium-examples/fentry_bpf_bpfel.o";
+  const fs::path object = fs::path(KEEL_CORPUS_DIR) / "ebpf-samples/cilium-examples" / name;
   if (!fs::exists(object)) {
     const char* ci = std::getenv("CI");
     if (ci != nullptr && std::string(ci) == "true") FAIL() << "corpus not found under CI";
     GTEST_SKIP() << "skipped: corpus not found";
   }
-  if (!fs::exists(vmlinux)) GTEST_SKIP() << "skipped: the host has no kernel BTF";
+  if (!fs::exists(vmlinux)) GTEST_SKIP() << "skipped: the host has no kernel BTF (/sys/kernel/btf/vmlinux)";
   std::ifstream in(vmlinux, std::ios::binary);
   const std::vector<uint8_t> btf_bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<uint8_t> btf_memory(btf_bytes.size() / 3 + 4096);
@@ -306,17 +412,19 @@ TEST(BtfProgram, CorpusFentryAgainstHostBtf) {
 
   std::ifstream obj_in(object, std::ios::binary);
   const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(obj_in)), std::istreambuf_iterator<char>());
-  std::vector<uint8_t> memory(bytes.size() * 64 + (1u << 20));
+  std::vector<uint8_t> memory(bytes.size() * 64 + btf_bytes.size() + (1u << 20));
   Arena arena(memory.data(), memory.size());
   Object loaded;
   LoadOptions options;
   options.partial = true;
+  options.kernel_btf = btf_bytes.data();
+  options.kernel_btf_size = btf_bytes.size();
   ASSERT_TRUE(load_object(bytes.data(), bytes.size(), options, arena, loaded).ok());
   ASSERT_EQ(loaded.program_count, 1u);
   const ElfProgram& program = loaded.programs[0];
   BtfProgramType type;
   ASSERT_EQ(make_btf_program_type(kernel, program.section, type), BtfProgramError::ok);
-  EXPECT_STREQ(type.target, "tcp_connect");
+  EXPECT_STREQ(type.target, target);
   Program decoded;
   ASSERT_TRUE(decode(program.insns, size_t{program.slots} * 8, DecodeOptions{}, arena, decoded).ok());
   VerifyOptions verify_options;
@@ -327,6 +435,12 @@ TEST(BtfProgram, CorpusFentryAgainstHostBtf) {
   describe(v, text, sizeof text);
   EXPECT_TRUE(v.ok()) << text;
 }
+
+TEST(BtfProgram, CorpusFentryAgainstHostBtf) { verify_with_host_btf("fentry_bpf_bpfel.o", "tcp_connect"); }
+
+// bpf_skc_to_tcp_sock(sk) on fentry/tcp_close's struct sock, NULL-checked,
+// then read as a tcp_sock (srtt_us, through a CO-RE relocation).
+TEST(BtfProgram, CorpusTcprttAgainstHostBtf) { verify_with_host_btf("tcprtt_bpf_bpfel.o", "tcp_close"); }
 
 }  // namespace
 }  // namespace keel

@@ -240,13 +240,29 @@ TEST(LinuxPlatform, ReferenceHelpers) {
   EXPECT_FALSE(find_helper(tc, BPF_FUNC_get_listener_sock)->proto->acquires);
   EXPECT_FALSE(find_helper(tc, BPF_FUNC_get_listener_sock)->proto->ret_shares_ref);
   EXPECT_EQ(find_helper(tc, BPF_FUNC_sk_release)->proto->release_arg, 1);
-  EXPECT_EQ(find_helper(tc, BPF_FUNC_sk_release)->proto->args[0], ArgKind::sock_common);
+  // ARG_PTR_TO_BTF_ID_SOCK_COMMON | OBJ_RELEASE: the BTF variant of the socket kind.
+  EXPECT_EQ(find_helper(tc, BPF_FUNC_sk_release)->proto->args[0], ArgKind::btf_sock_common);
   EXPECT_EQ(find_helper(tc, BPF_FUNC_ringbuf_submit)->proto->release_arg, 1);
   EXPECT_EQ(find_helper(tc, BPF_FUNC_ringbuf_discard)->proto->args[0], ArgKind::alloc_mem);
   EXPECT_EQ(find_helper(tc, BPF_FUNC_ringbuf_output)->proto->release_arg, 0);
   EXPECT_TRUE(find_helper(tc, BPF_FUNC_tcp_sock)->proto->ret_shares_ref);
   EXPECT_TRUE(find_helper(tc, BPF_FUNC_sk_fullsock)->proto->ret_shares_ref);
   EXPECT_EQ(find_helper(tc, BPF_FUNC_tcp_sock)->proto->ret, RetKind::tcp_sock_or_null);
+  // The socket casts return the struct their .ret_btf_id names, or NULL;
+  // mptcp's takes the plain socket kind (ARG_PTR_TO_SOCK_COMMON).
+  const ProgramType* tracing = linux_btf_base_type("tracing");
+  ASSERT_NE(tracing, nullptr);
+  const HelperProto* to_tcp = find_helper(*tracing, BPF_FUNC_skc_to_tcp_sock)->proto;
+  EXPECT_EQ(to_tcp->ret, RetKind::btf_ptr_or_null);
+  EXPECT_STREQ(to_tcp->ret_btf_struct, "tcp_sock");
+  EXPECT_EQ(to_tcp->args[0], ArgKind::btf_sock_common);
+  EXPECT_TRUE(to_tcp->ret_shares_ref);
+  EXPECT_STREQ(find_helper(*tracing, BPF_FUNC_skc_to_unix_sock)->proto->ret_btf_struct, "unix_sock");
+  EXPECT_EQ(find_helper(*tracing, BPF_FUNC_skc_to_mptcp_sock)->proto->args[0], ArgKind::sock_common);
+  EXPECT_STREQ(find_helper(*tracing, BPF_FUNC_get_current_task_btf)->proto->ret_btf_struct, "task_struct");
+  EXPECT_EQ(find_helper(*tracing, BPF_FUNC_get_current_task_btf)->proto->ret, RetKind::btf_ptr);
+  // kptr_xchg's type comes from the map (BPF_PTR_POISON): not modelled.
+  EXPECT_EQ(find_helper(*tracing, BPF_FUNC_kptr_xchg)->proto->ret, RetKind::unsupported);
   // __sk_buff.sk: a socket or NULL, 8 bytes, read-only.
   const CtxField* sk = field_at(tc, offsetof(__sk_buff, sk));
   ASSERT_NE(sk, nullptr);

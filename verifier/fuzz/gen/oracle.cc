@@ -371,7 +371,8 @@ uint64_t call_helper(int32_t id, HelperCall& call) {
     case RetKind::sock_or_null:
     case RetKind::sock_common_or_null:
     case RetKind::tcp_sock_or_null:
-      return 0;  // a ringbuf reservation or socket lookup that fails
+    case RetKind::btf_ptr_or_null:
+      return 0;  // a ringbuf reservation, socket lookup or cast that fails
     case RetKind::none:
       return 0;
     default:

@@ -51,6 +51,18 @@ struct BtfProgramType {
   CtxField fields[kMaxBtfArgs + 1] = {};  // the arguments, and the return value where readable
   KernelTypes types;
   const char* target = nullptr;  // the target's name after the section's `/` ("tcp_connect")
+
+  // Internal: the kernel's BTF the answers come from, and the structs
+  // helpers have asked for by name (a lookup scans the whole BTF, and the
+  // analysis asks at every visit of a bpf_skc_to_* call).
+  struct NamedStruct {
+    const char* name = nullptr;
+    uint32_t id = 0;
+  };
+  static constexpr uint32_t kNamedCache = 8;
+  const void* btf = nullptr;
+  mutable NamedStruct named[kNamedCache] = {};
+  mutable uint32_t named_count = 0;
 };
 
 // Builds the program type for `section` ("fentry/tcp_connect") against the

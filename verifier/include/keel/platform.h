@@ -35,6 +35,8 @@ enum class ArgKind : uint8_t {
   func,                // a BPF-to-BPF function address (lddw code address)
   alloc_mem,           // memory returned by a helper with RetKind::alloc_mem_or_null, unmodified
   sock_common,         // a socket pointer of any kind (sock_common, sock, tcp_sock), checked non-NULL
+  btf_sock_common,     // sock_common, or a kernel object (PTR_TO_BTF_ID) that is or begins with a
+                       // struct sock_common (ARG_PTR_TO_BTF_ID_SOCK_COMMON)
   unsupported,         // a kind keel does not model (BTF ids, timers, dynptrs, kptrs)
 };
 
@@ -47,6 +49,8 @@ enum class RetKind : uint8_t {
   sock_or_null,        // struct bpf_sock (a full socket), or NULL
   sock_common_or_null, // the struct sock_common part of a socket, or NULL
   tcp_sock_or_null,    // struct bpf_tcp_sock, or NULL
+  btf_ptr,             // a kernel object of struct HelperProto::ret_btf_struct (PTR_TO_BTF_ID)
+  btf_ptr_or_null,     // the same, or NULL (bpf_skc_to_*)
   unsupported,
 };
 
@@ -74,6 +78,9 @@ struct HelperProto {
   bool ret_shares_ref = false;
   /// 1-5: the argument whose reference the helper gives back (OBJ_RELEASE); 0 = none.
   uint8_t release_arg = 0;
+  /// RetKind::btf_ptr*: the kernel struct the result points to ("tcp_sock"),
+  /// resolved through ProgramType::kernel_types (the helper is unsupported without).
+  const char* ret_btf_struct = nullptr;
 };
 
 // Who may call a helper (Linux gates some helpers behind capabilities).
@@ -129,6 +136,12 @@ struct KernelTypes {
   const void* context = nullptr;
   /// A load of `size` bytes at byte `offset` of an object of type `type`.
   BtfReadResult (*read)(const void* context, uint32_t type, uint32_t offset, uint32_t size) = nullptr;
+  /// The id of the struct called `name`, or 0 when there is none.
+  uint32_t (*find_struct)(const void* context, const char* name) = nullptr;
+  /// An object of type `type` is a struct called `name` or begins with one,
+  /// reached through first members at offset 0 (Linux 6.1's
+  /// btf_struct_ids_match at offset 0: a tcp_sock is a sock_common).
+  bool (*begins_with)(const void* context, uint32_t type, const char* name) = nullptr;
 };
 // Every access must also be aligned to its size (offset % size == 0), as
 // Linux's *_is_valid_access functions require for context fields.

@@ -121,6 +121,13 @@ bool arg_unsupported(ArgKind kind) {
   return kind == ArgKind::unsupported || kind == ArgKind::const_str || kind == ArgKind::func;
 }
 
+// A kernel object of BTF type `type` is a struct sock_common, or begins
+// with one (a sock, a tcp_sock).
+bool btf_sock_common(const Engine& e, uint32_t type) {
+  const KernelTypes* types = e.type.kernel_types;
+  return types != nullptr && types->begins_with != nullptr && types->begins_with(types->context, type, "sock_common");
+}
+
 bool expects_pointer(ArgKind kind) {
   return kind != ArgKind::none && kind != ArgKind::anything && kind != ArgKind::size &&
          kind != ArgKind::size_or_zero && kind != ArgKind::alloc_size_or_zero;
@@ -226,6 +233,17 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
   }
   const HelperProto& proto = *slot->proto;
   if (proto.ret == RetKind::unsupported) return e.fail(pc, Reason::unsupported_helper, -1, id_detail);
+  // A BTF pointer result is typed from the kernel's BTF: without it (a
+  // program type that has none, or a BTF lacking the struct) the result
+  // cannot be typed, so the helper is not modelled.
+  uint32_t ret_btf_type = 0;
+  if (proto.ret == RetKind::btf_ptr || proto.ret == RetKind::btf_ptr_or_null) {
+    const KernelTypes* types = e.type.kernel_types;
+    if (types != nullptr && types->find_struct != nullptr && proto.ret_btf_struct != nullptr) {
+      ret_btf_type = types->find_struct(types->context, proto.ret_btf_struct);
+    }
+    if (ret_btf_type == 0) return e.fail(pc, Reason::unsupported_helper, -1, id_detail);
+  }
   for (ArgKind kind : proto.args) {
     if (arg_unsupported(kind)) return e.fail(pc, Reason::unsupported_helper, -1, id_detail);
   }
@@ -383,6 +401,22 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
         if (r.maybe_null()) return e.fail(pc, Reason::null_dereference, ri, d);
         if (!is_socket_kind(r.kind)) return e.fail(pc, Reason::helper_argument, ri, d);
         break;
+      case ArgKind::btf_sock_common:
+        // compatible_reg_types (btf_id_sock_common_types): a socket of any
+        // kind, or a PTR_TO_BTF_ID that btf_struct_ids_match finds to be a
+        // struct sock_common. A btf_ptr_or_null must be NULL-checked first.
+        if (r.maybe_null()) return e.fail(pc, Reason::null_dereference, ri, d);
+        if (r.kind == RegKind::btf_ptr) {
+          // Linux walks a fixed offset into the object to a nested
+          // sock_common; keel takes only the object's start (a false reject).
+          if (r.off != 0 || !r.var_is_zero() || !btf_sock_common(e, r.region)) {
+            d.offset = r.off;
+            return e.fail(pc, Reason::helper_argument, ri, d);
+          }
+          break;
+        }
+        if (!is_socket_kind(r.kind)) return e.fail(pc, Reason::helper_argument, ri, d);
+        break;
       case ArgKind::ctx:
       case ArgKind::ctx_or_null:
         if (kind == ArgKind::ctx_or_null && r.is_null()) break;
@@ -469,6 +503,12 @@ bool step_helper(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
     case RetKind::alloc_mem_or_null:
       regs[0] = make_pointer(RegKind::mem_or_null, static_cast<uint32_t>(alloc_size));
       regs[0].id = e.fresh_id();
+      break;
+    case RetKind::btf_ptr:
+    case RetKind::btf_ptr_or_null:
+      // check_helper_call: PTR_TO_BTF_ID (| PTR_MAYBE_NULL) of .ret_btf_id.
+      regs[0] = make_pointer(proto.ret == RetKind::btf_ptr ? RegKind::btf_ptr : RegKind::btf_ptr_or_null, ret_btf_type);
+      if (proto.ret == RetKind::btf_ptr_or_null) regs[0].id = e.fresh_id();
       break;
     case RetKind::sock_or_null:
     case RetKind::sock_common_or_null:

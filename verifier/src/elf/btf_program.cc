@@ -171,8 +171,60 @@ BtfReadResult walk(const Btf& btf, uint32_t id, uint32_t off, uint32_t size) {
   return result;
 }
 
+const Btf& btf_of(const void* context) {
+  return *static_cast<const Btf*>(static_cast<const BtfProgramType*>(context)->btf);
+}
+
 BtfReadResult read_member(const void* context, uint32_t type, uint32_t offset, uint32_t size) {
-  return walk(*static_cast<const Btf*>(context), type, offset, size);
+  return walk(btf_of(context), type, offset, size);
+}
+
+bool same_name(const char* a, const char* b) { return named(a, b, ""); }
+
+// A struct by name, for helpers returning one (bpf_skc_to_tcp_sock: the
+// prototype's .ret_btf_id). Remembered per program: the analysis asks at
+// every visit of the call.
+uint32_t find_struct(const void* context, const char* name) {
+  const BtfProgramType& type = *static_cast<const BtfProgramType*>(context);
+  for (uint32_t i = 0; i < type.named_count; ++i) {
+    if (type.named[i].name == name || same_name(type.named[i].name, name)) return type.named[i].id;
+  }
+  const uint32_t id = find_named(btf_of(context), elf::kBtfStruct, name, "");
+  if (type.named_count < BtfProgramType::kNamedCache) type.named[type.named_count++] = {name, id};
+  return id;
+}
+
+// btf_struct_ids_match at offset 0 (kernel/bpf/btf.c, 6.1): the type is the
+// struct called `name`, or btf_struct_walk(off 0, size 1) finds a nested
+// struct at offset 0 that is (and so on down). The member at offset 0 is
+// the first one there that is not an empty array, an array giving its
+// first element; a bitfield or any non-struct member there ends the walk.
+bool begins_with(const void* context, uint32_t type, const char* name) {
+  const Btf& btf = btf_of(context);
+  uint32_t id = type;
+  for (uint32_t depth = 0; depth < kMaxDepth; ++depth) {
+    id = elf::btf_skip_modifiers(btf, id);
+    BtfType t;
+    if (!elf::btf_type(btf, id, t) || !is_struct(t)) return false;
+    const char* own = elf::btf_string(btf, t.name_off);
+    if (t.kind == elf::kBtfStruct && own != nullptr && same_name(own, name)) return true;
+    const bool flag = kind_flag(btf, id);
+    uint32_t next = 0;
+    for (uint32_t i = 0; i < t.vlen && next == 0; ++i) {
+      const uint8_t* member = t.extra + size_t{i} * 12;
+      const uint32_t raw = u32(member, 8);
+      if ((flag ? raw & 0xffffff : raw) != 0) return false;  // nothing at offset 0
+      if (flag && (raw >> 24) != 0) return false;           // a bitfield: not a struct
+      Resolved m;
+      if (!resolve_member(btf, u32(member, 4), m)) return false;
+      if (m.array && m.elem_size * m.count == 0) continue;  // "skip empty array", as Linux does
+      if (!is_struct(m.type)) return false;  // WALK_SCALAR / WALK_PTR: no nested struct
+      next = m.id;
+    }
+    if (next == 0) return false;
+    id = next;
+  }
+  return false;
 }
 
 // ---- Targets ----------------------------------------------------------------
@@ -387,8 +439,12 @@ BtfProgramError make_btf_program_type(const KernelBtf& kernel, const char* secti
   out.type.fields = out.fields;
   out.type.field_count = count;
   out.type.ctx_size = slots * 8;
-  out.types.context = &btf;
+  out.btf = &btf;
+  out.named_count = 0;
+  out.types.context = &out;
   out.types.read = read_member;
+  out.types.find_struct = find_struct;
+  out.types.begins_with = begins_with;
   out.type.kernel_types = &out.types;
   // check_return_code: fentry/fexit 0; iter 0 or 1; fmod_ret, tp_btf (raw
   // tracepoint) and lsm (not lsm_cgroup) any value.

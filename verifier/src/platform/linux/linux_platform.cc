@@ -25,9 +25,9 @@ constexpr LinuxKind operator|(LinuxKind a, LinuxKind b) { return {a.base | b.bas
 
 enum Base : uint32_t {
   kDontCare, kAnything, kMapPtr, kMapKey, kMapValue, kMem, kConstSize, kConstSizeOrZero,
-  kCtx, kStack, kConstStr, kFunc, kAllocMem, kAllocSize, kSockCommon, kUnmodelled,
+  kCtx, kStack, kConstStr, kFunc, kAllocMem, kAllocSize, kSockCommon, kBtfSockCommon, kUnmodelled,
   kRetInteger, kRetVoid, kRetMapValue, kRetAllocMem, kRetSocket, kRetSockCommon, kRetTcpSock,
-  kRetUnmodelled,
+  kRetBtf, kRetUnmodelled,
 };
 enum Flag : uint32_t {
   kMaybeNull = 1, kReadOnly = 2, kUninit = 4, kWrite = 8, kFixedSize = 16, kRelease = 32,
@@ -49,10 +49,9 @@ constexpr LinuxKind ARG_PTR_TO_FUNC{kFunc, 0};
 constexpr LinuxKind ARG_PTR_TO_ALLOC_MEM{kAllocMem, 0};
 constexpr LinuxKind ARG_CONST_ALLOC_SIZE_OR_ZERO{kAllocSize, 0};
 constexpr LinuxKind ARG_PTR_TO_BTF_ID{kUnmodelled, 0};
-// keel has no BTF-typed socket pointers, so the BTF variant takes the
-// socket pointers of the non-BTF one (compatible_reg_types: both list
-// sock_common, sock and tcp_sock; only the BTF one adds PTR_TO_BTF_ID).
-constexpr LinuxKind ARG_PTR_TO_BTF_ID_SOCK_COMMON{kSockCommon, 0};
+// compatible_reg_types: both socket kinds take sock_common, sock and
+// tcp_sock; only the BTF one adds PTR_TO_BTF_ID (of a sock_common).
+constexpr LinuxKind ARG_PTR_TO_BTF_ID_SOCK_COMMON{kBtfSockCommon, 0};
 constexpr LinuxKind ARG_PTR_TO_PERCPU_BTF_ID{kUnmodelled, 0};
 constexpr LinuxKind ARG_PTR_TO_SOCK_COMMON{kSockCommon, 0};
 constexpr LinuxKind ARG_PTR_TO_SPIN_LOCK{kUnmodelled, 0};
@@ -83,8 +82,8 @@ constexpr LinuxKind RET_PTR_TO_ALLOC_MEM_OR_NULL{kRetAllocMem, kMaybeNull};
 constexpr LinuxKind RET_PTR_TO_SOCKET_OR_NULL{kRetSocket, kMaybeNull};
 constexpr LinuxKind RET_PTR_TO_SOCK_COMMON_OR_NULL{kRetSockCommon, kMaybeNull};
 constexpr LinuxKind RET_PTR_TO_TCP_SOCK_OR_NULL{kRetTcpSock, kMaybeNull};
-constexpr LinuxKind RET_PTR_TO_BTF_ID{kRetUnmodelled, 0};
-constexpr LinuxKind RET_PTR_TO_BTF_ID_OR_NULL{kRetUnmodelled, kMaybeNull};
+constexpr LinuxKind RET_PTR_TO_BTF_ID{kRetBtf, 0};
+constexpr LinuxKind RET_PTR_TO_BTF_ID_OR_NULL{kRetBtf, kMaybeNull};
 constexpr LinuxKind RET_PTR_TO_MEM_OR_BTF_ID{kRetUnmodelled, 0};
 constexpr LinuxKind RET_PTR_TO_DYNPTR_MEM_OR_NULL{kRetUnmodelled, kMaybeNull};
 // NOLINTEND(readability-identifier-naming)
@@ -120,6 +119,7 @@ constexpr ArgKind to_arg(LinuxKind kind) {
     case kAllocMem: return ArgKind::alloc_mem;
     case kAllocSize: return ArgKind::alloc_size_or_zero;
     case kSockCommon: return null ? ArgKind::unsupported : ArgKind::sock_common;
+    case kBtfSockCommon: return null ? ArgKind::unsupported : ArgKind::btf_sock_common;
     default: return ArgKind::unsupported;
   }
 }
@@ -134,6 +134,8 @@ constexpr RetKind to_ret(LinuxKind kind) {
     case kRetSocket: return RetKind::sock_or_null;
     case kRetSockCommon: return RetKind::sock_common_or_null;
     case kRetTcpSock: return RetKind::tcp_sock_or_null;
+    // Typed only with the struct named by the prototype's .ret_btf_id (make_proto).
+    case kRetBtf: return (kind.flags & kMaybeNull) != 0 ? RetKind::btf_ptr_or_null : RetKind::btf_ptr;
     default: return RetKind::unsupported;
   }
 }
@@ -167,7 +169,7 @@ constexpr bool acquires_reference(const char* name) {
 }
 
 // is_ptr_cast_function: the result is the argument seen as another type
-// (bpf_skc_to_* return BTF pointers keel does not model).
+// (bpf_skc_to_* return it as a BTF pointer).
 constexpr bool casts_pointer(const char* name) {
   return same(name, "bpf_tcp_sock_proto") || same(name, "bpf_sk_fullsock_proto") ||
          starts_with(name, "bpf_skc_to_");
@@ -193,6 +195,24 @@ constexpr bool size_read_as_u32(const char* name, int arg) {
   return false;
 }
 
+// The struct a RET_PTR_TO_BTF_ID* prototype's result points to (.ret_btf_id).
+struct RetBtf {
+  const char* proto;
+  const char* type;
+};
+constexpr RetBtf kRetBtfRows[] = {
+#define KEEL_LINUX_RET_BTF(proto, type) RetBtf{#proto, #type},
+#include "platform/linux/helpers.inc"
+#undef KEEL_LINUX_RET_BTF
+};
+
+constexpr const char* ret_btf_struct(const char* name) {
+  for (const RetBtf& row : kRetBtfRows) {
+    if (same(name, row.proto)) return row.type;
+  }
+  return nullptr;
+}
+
 constexpr HelperProto make_proto(const char* name, bool packet_access, LinuxKind ret,
                                  LinuxKind a1, LinuxKind a2, LinuxKind a3, LinuxKind a4,
                                  LinuxKind a5, uint16_t s1, uint16_t s2, uint16_t s3,
@@ -200,6 +220,10 @@ constexpr HelperProto make_proto(const char* name, bool packet_access, LinuxKind
   HelperProto proto;
   proto.name = name;
   proto.ret = to_ret(ret);
+  proto.ret_btf_struct = ret_btf_struct(name);
+  if ((proto.ret == RetKind::btf_ptr || proto.ret == RetKind::btf_ptr_or_null) && proto.ret_btf_struct == nullptr) {
+    proto.ret = RetKind::unsupported;
+  }
   const LinuxKind args[5] = {a1, a2, a3, a4, a5};
   for (int i = 0; i < 5; ++i) {
     proto.args[i] = to_arg(args[i]);
