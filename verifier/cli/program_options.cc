@@ -1,5 +1,6 @@
 #include "program_options.h"
 
+#include <cctype>
 #include <sstream>
 
 #include "keel/platform_linux.h"
@@ -8,37 +9,35 @@ namespace keel::cli {
 
 namespace {
 
-struct MapTypeName {
-  const char* name;
-  MapType type;
-};
-constexpr MapTypeName kMapTypes[] = {
-    {"array", MapType::array},
-    {"hash", MapType::hash},
-    {"percpu_array", MapType::percpu_array},
-    {"percpu_hash", MapType::percpu_hash},
-    {"lru_hash", MapType::lru_hash},
-    {"lru_percpu_hash", MapType::lru_percpu_hash},
-    {"prog_array", MapType::prog_array},
-    {"perf_event_array", MapType::perf_event_array},
-    {"ringbuf", MapType::ringbuf},
-    {"stack_trace", MapType::stack_trace},
-    {"lpm_trie", MapType::lpm_trie},
-    {"cgroup_array", MapType::cgroup_array},
-    {"devmap", MapType::devmap},
-    {"devmap_hash", MapType::devmap_hash},
-    {"cpumap", MapType::cpumap},
-    {"xskmap", MapType::xskmap},
-    {"sockmap", MapType::sockmap},
-    {"sockhash", MapType::sockhash},
-    // No inner map template can be given here: lookups through these are rejected.
-    {"array_of_maps", MapType::array_of_maps},
-    {"hash_of_maps", MapType::hash_of_maps},
-};
+// --map's TYPE names are those of the core's Linux map-type table
+// (keel/platform_linux.h): BPF_MAP_TYPE_ARRAY is "array". Its ids are
+// enum bpf_map_type's, all below 256.
+constexpr uint32_t kMapTypeIdLimit = 256;
+constexpr char kMapTypePrefix[] = "BPF_MAP_TYPE_";
+
+std::string cli_map_type_name(const LinuxMapType& row) {
+  std::string name(row.name + (sizeof(kMapTypePrefix) - 1));
+  for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
+// The row whose CLI name is `name`, or nullptr.
+const LinuxMapType* find_cli_map_type(const std::string& name) {
+  for (uint32_t id = 0; id < kMapTypeIdLimit; ++id) {
+    const LinuxMapType* row = find_linux_map_type(id);
+    if (row != nullptr && cli_map_type_name(*row) == name) return row;
+  }
+  return nullptr;
+}
 
 std::string map_type_names() {
   std::string types;
-  for (const MapTypeName& entry : kMapTypes) types += std::string(types.empty() ? "" : "|") + entry.name;
+  for (uint32_t id = 0; id < kMapTypeIdLimit; ++id) {
+    const LinuxMapType* row = find_linux_map_type(id);
+    if (row == nullptr) continue;
+    if (!types.empty()) types += '|';
+    types += cli_map_type_name(*row);
+  }
   return types;
 }
 
@@ -103,14 +102,11 @@ bool parse_map(const std::string& text, NamedMap& out, std::string& error) {
   if (fields.size() != 5 || fields[0].empty()) return false;
   out.kind = fields[0];
   out.type_name = fields[1];
-  bool known = false;
-  for (const MapTypeName& entry : kMapTypes) {
-    if (fields[1] == entry.name) {
-      out.map.type = entry.type;
-      known = true;
-    }
-  }
-  if (!known) return false;
+  // Lookups through array_of_maps and hash_of_maps are rejected: no inner
+  // map template can be given here.
+  const LinuxMapType* row = find_cli_map_type(fields[1]);
+  if (row == nullptr) return false;
+  out.map.type = row->type;
   uint32_t* sizes[] = {&out.map.key_size, &out.map.value_size, &out.map.max_entries};
   for (int i = 0; i < 3; ++i) {
     uint64_t value = 0;

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -186,6 +187,31 @@ TEST(CommandLine, MapSpecifications) {
     EXPECT_FALSE(parse_map(bad, map, error)) << bad;
     EXPECT_EQ(error.rfind("--map wants KIND:TYPE:KEY:VALUE:ENTRIES", 0), 0u) << bad;
   }
+}
+
+// --map's TYPE names come from the core's Linux map-type table; these are
+// the names the CLI has always accepted, each with its kind.
+TEST(CommandLine, MapTypeNamesAreTheLinuxOnesInLowerCase) {
+  const std::pair<const char*, MapType> accepted[] = {
+      {"array", MapType::array}, {"hash", MapType::hash}, {"percpu_array", MapType::percpu_array},
+      {"percpu_hash", MapType::percpu_hash}, {"lru_hash", MapType::lru_hash},
+      {"lru_percpu_hash", MapType::lru_percpu_hash}, {"prog_array", MapType::prog_array},
+      {"perf_event_array", MapType::perf_event_array}, {"ringbuf", MapType::ringbuf},
+      {"stack_trace", MapType::stack_trace}, {"lpm_trie", MapType::lpm_trie},
+      {"cgroup_array", MapType::cgroup_array}, {"devmap", MapType::devmap},
+      {"devmap_hash", MapType::devmap_hash}, {"cpumap", MapType::cpumap}, {"xskmap", MapType::xskmap},
+      {"sockmap", MapType::sockmap}, {"sockhash", MapType::sockhash},
+      {"array_of_maps", MapType::array_of_maps}, {"hash_of_maps", MapType::hash_of_maps}};
+  NamedMap map;
+  std::string error;
+  for (const auto& [name, type] : accepted) {
+    EXPECT_TRUE(parse_map(std::string("m:") + name + ":4:8:1", map, error)) << name << ": " << error;
+    EXPECT_EQ(map.map.type, type) << name;
+  }
+  for (const char* bad : {"ARRAY", "BPF_MAP_TYPE_ARRAY", "unspec", "queue", ""}) {
+    EXPECT_FALSE(parse_map(std::string("m:") + bad + ":4:8:1", map, error)) << bad;
+  }
+  EXPECT_NE(error.find("hash|array|"), std::string::npos) << error;
 }
 
 TEST(CommandLine, HelpEndsWithTheExitStatusTable) {

@@ -9,7 +9,6 @@
 //   loop_clamp.{h,cc}    induction variables stepped beside a loop counter
 //   call_frames.cc       BPF-to-BPF calls, callbacks, exits
 //   loop_facts.{h,cc}    what the fixpoint records for the loop bounds
-//   insn_effects.h       registers an instruction writes, conditional jumps
 // The transfer functions the fixpoint calls are engine.h's.
 #pragma once
 

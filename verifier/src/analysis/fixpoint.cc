@@ -13,8 +13,8 @@
 #include <cstring>
 
 #include "analysis/constants.h"
-#include "analysis/insn_effects.h"
 #include "analysis/step_log.h"
+#include "isa/ops.h"
 #include "support/carve.h"
 
 namespace keel {
@@ -160,16 +160,16 @@ bool newer_than_linux_6_1(const Insn& insn) {
 }
 
 bool step(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
-  const Op op = insn.op;
-  if (op < Op::jeq64_imm) {
-    return step_alu(e, *s, insn, pc);
+  switch (op_class(insn.op)) {
+    case OpClass::alu: return step_alu(e, *s, insn, pc);
+    case OpClass::lddw: return step_lddw(e, *s, insn, pc);
+    case OpClass::load: return step_load(e, s, insn, pc);
+    case OpClass::store_imm: case OpClass::store_reg: return step_store(e, s, insn, pc);
+    case OpClass::legacy_load: return step_legacy_load(e, *s, insn, pc);
+    case OpClass::atomic: return step_atomic(e, s, insn, pc);
+    case OpClass::call_helper: return step_helper(e, s, insn, pc);
+    default: break;
   }
-  if (op >= Op::lddw_imm64 && op <= Op::lddw_map_idx_value) return step_lddw(e, *s, insn, pc);
-  if (op >= Op::ldxb && op <= Op::ldxsw) return step_load(e, s, insn, pc);
-  if (op >= Op::stb && op <= Op::stxdw) return step_store(e, s, insn, pc);
-  if (op >= Op::ld_abs_b && op <= Op::ld_ind_w) return step_legacy_load(e, *s, insn, pc);
-  if (op >= Op::atomic32_add && op <= Op::atomic64_cmpxchg) return step_atomic(e, s, insn, pc);
-  if (op == Op::call_helper) return step_helper(e, s, insn, pc);
   // callx (dst holds the helper id, as LLVM encodes it): a known constant
   // id is a helper call like any other.
   if (!check_init(e, *s, insn.dst, pc)) return false;
@@ -224,7 +224,7 @@ bool transfer_block(Fixpoint& fx, uint32_t b, State*& w) {
       terminated = true;
       break;
     }
-    if (insn.op == Op::ja || is_cond_jump(insn.op)) {
+    if (insn.op == Op::ja || is_conditional_jump(insn.op)) {
       record_facts(fx, b, *w);
       const Cfg::Span<Cfg::Edge> out = cfg.successors(b);
       for (uint32_t i = 0; i < out.size; ++i) {

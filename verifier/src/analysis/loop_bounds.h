@@ -11,6 +11,7 @@
 #include "cfg/cfg.h"
 #include "domain/scalar.h"
 #include "keel/arena.h"
+#include "keel/result.h"
 
 namespace keel {
 
@@ -21,15 +22,15 @@ enum class LoopBoundError : uint8_t {
   out_of_memory,
 };
 
-struct LoopBoundResult {
-  LoopBoundError error = LoopBoundError::ok;
+// What bound_loops reports beside its error (keel/result.h).
+struct LoopBoundDetail {
   uint32_t pc = 0;
   uint64_t max_insns_executed = 0;  // too_costly: the cost that passed the limit (UINT64_MAX: not representable)
   uint64_t trips = 0;  // unbounded_loop: the best bound proven (above max_trips), 0 when none
   uint64_t limit = 0;  // too_costly: the limit it passed
   bool loop_limit = false;  // too_costly: max_loop_insns (else max_insns)
-  bool ok() const { return error == LoopBoundError::ok; }
 };
+using LoopBoundResult = Result<LoopBoundError, LoopBoundDetail>;
 
 struct LoopBoundOptions {
   /// A loop whose best proven bound on header runs per entry exceeds this is unbounded_loop too

@@ -2,7 +2,7 @@
 // registers and counter test, and clamping them at its header.
 #include "analysis/loop_clamp.h"
 
-#include "analysis/insn_effects.h"
+#include "isa/ops.h"
 
 namespace keel {
 
@@ -42,7 +42,7 @@ void find_clamp(const Cfg& cfg, const Insn* insns, uint32_t l, LoopClamp& c) {
   for (uint32_t b : cfg.loop_body(l)) {
     for (uint32_t pc = cfg.blocks[b].first; pc <= cfg.blocks[b].last; ++pc) {
       const Insn& insn = insns[pc];
-      const uint16_t w = written_by(insn);
+      const uint16_t w = written_regs(insn);
       twice = static_cast<uint16_t>(twice | (written & w));
       written = static_cast<uint16_t>(written | w);
       if ((insn.op == Op::add64_imm || insn.op == Op::sub64_imm) && on_every_iteration(b)) {
@@ -56,7 +56,7 @@ void find_clamp(const Cfg& cfg, const Insn* insns, uint32_t l, LoopClamp& c) {
   for (uint32_t t : cfg.loop_body(l)) {
     const Insn& jump = insns[cfg.blocks[t].last];
     const uint8_t r = jump.dst;
-    if (!is_cond_jump(jump.op) || (c.mask & 1u << r) == 0 || c.step[r] == 0 || !on_every_iteration(t)) continue;
+    if (!is_conditional_jump(jump.op) || (c.mask & 1u << r) == 0 || c.step[r] == 0 || !on_every_iteration(t)) continue;
     const Cfg::Span<Cfg::Edge> out = cfg.successors(t);
     if (out.size != 2) continue;
     const bool taken_stays = cfg.in_loop(out[1].to, l);

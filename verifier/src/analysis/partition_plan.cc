@@ -3,30 +3,20 @@
 // its partitions compare (PartitionPlan).
 #include <cstring>
 
-#include "analysis/insn_effects.h"
 #include "analysis/partitions.h"
+#include "isa/ops.h"
 
 namespace keel {
 
 namespace {
 
-// Backward over an ALU instruction (op < jeq64_imm): the registers its
-// result depends on replace it in `live`, so a flag shifted or copied before
-// its test (`r1 = r4; r1 >>= 32; if r1 != 0`) still counts, and so do both
-// parts of a base (`r4 = r2; r4 += r5; *(u16 *)(r4 + 2)` counts r2 and r5).
+// Backward over an ALU instruction: the registers its result depends on
+// replace it in `live`, so a flag shifted or copied before its test
+// (`r1 = r4; r1 >>= 32; if r1 != 0`) still counts, and so do both parts of
+// a base (`r4 = r2; r4 += r5; *(u16 *)(r4 + 2)` counts r2 and r5).
 uint16_t alu_before(const Insn& insn, uint16_t live) {
-  const Op op = insn.op;
-  const auto bit = [](uint32_t r) { return static_cast<uint16_t>(1u << r); };
-  if ((live & bit(insn.dst)) == 0) return live;
-  uint16_t before = static_cast<uint16_t>(live & ~bit(insn.dst));
-  if (op >= Op::neg64) {
-    const bool movsx = op >= Op::movsx64_8 && op <= Op::movsx32_16;
-    return static_cast<uint16_t>(before | bit(movsx ? insn.src : insn.dst));
-  }
-  const uint32_t o = static_cast<uint32_t>(op);
-  if (o / 4 != static_cast<uint32_t>(Op::mov64_imm) / 4) before = static_cast<uint16_t>(before | bit(insn.dst));
-  if ((o % 4) % 2 == 1) before = static_cast<uint16_t>(before | bit(insn.src));
-  return before;
+  if ((live & reg_bit(insn.dst)) == 0) return live;
+  return static_cast<uint16_t>((live & ~reg_bit(insn.dst)) | read_regs(insn));
 }
 
 // The 8-byte stack slot (tags index / 8) at r10 + offset, or kSlotCount.
@@ -40,15 +30,15 @@ uint32_t stack_slot(int32_t offset) {
 // others may hold anything), r1-r5 for other calls. `known` caches the
 // helpers of ids below 256 (bit 0 set once looked up).
 uint16_t call_arguments(const Engine& e, const Insn& insn, uint8_t* known) {
-  if (insn.op != Op::call_helper) return 0x3e;
+  if (insn.op != Op::call_helper) return kArgumentRegs;
   const uint64_t id = static_cast<uint64_t>(insn.imm);
-  if (id < 256 && known[id] != 0) return known[id] & 0x3e;
-  uint16_t used = 0x3e;
+  if (id < 256 && known[id] != 0) return known[id] & kArgumentRegs;
+  uint16_t used = kArgumentRegs;
   const HelperSlot* helper = find_helper(e.type, static_cast<int32_t>(insn.imm));
   if (helper != nullptr && helper->proto != nullptr) {
     used = 0;
     for (uint32_t i = 0; i < 5; ++i) {
-      if (helper->proto->args[i] != ArgKind::none) used = static_cast<uint16_t>(used | 1u << (i + 1));
+      if (helper->proto->args[i] != ArgKind::none) used = static_cast<uint16_t>(used | reg_bit(i + 1));
     }
   }
   if (id < 256) known[id] = static_cast<uint8_t>(used | 1u);
@@ -78,38 +68,37 @@ struct Ahead {
 // copy of r10 only partitions less).
 void step_back(const Engine& e, const Insn& insn, Ahead& a, uint8_t* known) {
   const Op op = insn.op;
-  const auto bit = [](uint32_t r) { return static_cast<uint16_t>(1u << r); };
-  if (op < Op::jeq64_imm) {
-    if (((a.tested | a.bases | a.pointers) & bit(insn.dst)) == 0) return;  // most of them
+  if (is_alu(op)) {
+    if (((a.tested | a.bases | a.pointers) & reg_bit(insn.dst)) == 0) return;  // most of them
     a.tested = alu_before(insn, a.tested);
     a.bases = alu_before(insn, a.bases);
     a.pointers = alu_before(insn, a.pointers);
     a.unchecked = alu_before(insn, a.unchecked);
     return;
   }
-  if (is_cond_jump(op)) {
+  if (is_conditional_jump(op)) {
     a.tested = flags_before(insn, a.tested);
     if ((op == Op::jeq64_imm || op == Op::jne64_imm) && insn.imm == 0) {
-      a.unchecked &= static_cast<uint16_t>(~bit(insn.dst));  // a NULL test: both ways know
+      a.unchecked &= static_cast<uint16_t>(~reg_bit(insn.dst));  // a NULL test: both ways know
     }
     return;
   }
-  if (op >= Op::ldxb && op <= Op::ldxsw) {
-    if (op == Op::ldxdw && insn.src == 10 && (a.pointers & bit(insn.dst)) != 0 && insn.offset % 8 == 0) {
+  if (is_load(op)) {
+    if (op == Op::ldxdw && insn.src == 10 && (a.pointers & reg_bit(insn.dst)) != 0 && insn.offset % 8 == 0) {
       const uint32_t slot = stack_slot(insn.offset);
       if (slot < kSlotCount) a.slots |= uint64_t{1} << slot;
-      if (slot < kSlotCount && (a.unchecked & bit(insn.dst)) != 0) a.unchecked_slots |= uint64_t{1} << slot;
+      if (slot < kSlotCount && (a.unchecked & reg_bit(insn.dst)) != 0) a.unchecked_slots |= uint64_t{1} << slot;
     }
-    const uint16_t kept = static_cast<uint16_t>(~bit(insn.dst));
+    const uint16_t kept = static_cast<uint16_t>(~reg_bit(insn.dst));
     a.tested &= kept;
-    a.bases = static_cast<uint16_t>((a.bases & kept) | bit(insn.src));
-    a.pointers = static_cast<uint16_t>((a.pointers & kept) | bit(insn.src));
-    a.unchecked = static_cast<uint16_t>((a.unchecked & kept) | bit(insn.src));
+    a.bases = static_cast<uint16_t>((a.bases & kept) | reg_bit(insn.src));
+    a.pointers = static_cast<uint16_t>((a.pointers & kept) | reg_bit(insn.src));
+    a.unchecked = static_cast<uint16_t>((a.unchecked & kept) | reg_bit(insn.src));
     return;
   }
-  if (op >= Op::stb && op <= Op::stxdw) {
+  if (is_store(op)) {
     if (insn.dst == 10 && a.slots != 0) {
-      const int32_t size = 1 << ((static_cast<uint32_t>(op) - static_cast<uint32_t>(Op::stb)) % 4);
+      const int32_t size = op_info(op).size;
       const uint32_t last = stack_slot(insn.offset + size - 1);
       for (uint32_t slot = stack_slot(insn.offset); slot <= last && slot < kSlotCount; ++slot) {
         if (((a.slots >> slot) & 1u) == 0) continue;
@@ -117,25 +106,25 @@ void step_back(const Engine& e, const Insn& insn, Ahead& a, uint8_t* known) {
         const bool unchecked = ((a.unchecked_slots >> slot) & 1u) != 0;
         a.unchecked_slots &= ~(uint64_t{1} << slot);
         if (op == Op::stxdw && insn.offset % 8 == 0) {
-          a.pointers = static_cast<uint16_t>(a.pointers | bit(insn.src));
-          if (unchecked) a.unchecked = static_cast<uint16_t>(a.unchecked | bit(insn.src));
+          a.pointers = static_cast<uint16_t>(a.pointers | reg_bit(insn.src));
+          if (unchecked) a.unchecked = static_cast<uint16_t>(a.unchecked | reg_bit(insn.src));
         }
       }
     }
-    a.bases = static_cast<uint16_t>(a.bases | bit(insn.dst));
-    a.pointers = static_cast<uint16_t>(a.pointers | bit(insn.dst));
-    a.unchecked = static_cast<uint16_t>(a.unchecked | bit(insn.dst));
+    a.bases = static_cast<uint16_t>(a.bases | reg_bit(insn.dst));
+    a.pointers = static_cast<uint16_t>(a.pointers | reg_bit(insn.dst));
+    a.unchecked = static_cast<uint16_t>(a.unchecked | reg_bit(insn.dst));
     return;
   }
-  const uint16_t kept = static_cast<uint16_t>(~written_by(insn));
+  const uint16_t kept = static_cast<uint16_t>(~written_regs(insn));
   a.tested &= kept;
   a.bases &= kept;
   a.pointers &= kept;
   a.unchecked &= kept;
-  if (op >= Op::atomic32_add && op <= Op::atomic64_cmpxchg) {
-    a.bases = static_cast<uint16_t>(a.bases | bit(insn.dst));
-    a.pointers = static_cast<uint16_t>(a.pointers | bit(insn.dst));
-    a.unchecked = static_cast<uint16_t>(a.unchecked | bit(insn.dst));
+  if (is_atomic(op)) {
+    a.bases = static_cast<uint16_t>(a.bases | reg_bit(insn.dst));
+    a.pointers = static_cast<uint16_t>(a.pointers | reg_bit(insn.dst));
+    a.unchecked = static_cast<uint16_t>(a.unchecked | reg_bit(insn.dst));
   } else if (op == Op::call_helper || op == Op::call_local || op == Op::callx) {
     const uint16_t arguments = call_arguments(e, insn, known);
     a.pointers = static_cast<uint16_t>(a.pointers | arguments);
@@ -223,11 +212,10 @@ bool has_join(const Cfg& cfg) {
 
 uint16_t flags_before(const Insn& insn, uint16_t live) {
   const Op op = insn.op;
-  if (is_cond_jump(op)) {
-    const bool reg = (static_cast<uint32_t>(op) - static_cast<uint32_t>(Op::jeq64_imm)) % 2 == 1;
-    return static_cast<uint16_t>(live | 1u << insn.dst | (reg ? 1u << insn.src : 0u));
+  if (is_conditional_jump(op)) {
+    return static_cast<uint16_t>(live | reg_bit(insn.dst) | (jump_uses_src(op) ? reg_bit(insn.src) : 0u));
   }
-  if (op >= Op::jeq64_imm) return static_cast<uint16_t>(live & ~written_by(insn));
+  if (!is_alu(op)) return static_cast<uint16_t>(live & ~written_regs(insn));
   return alu_before(insn, live);
 }
 

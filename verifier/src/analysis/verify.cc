@@ -92,8 +92,8 @@ struct Trace {
   size_t needed;
 };
 
-Verdict verify_pipeline(const Program& program, const ProgramType& type, const VerifyOptions& options,
-            Arena& arena, Trace* trace) {
+[[nodiscard]] Verdict verify_pipeline(const Program& program, const ProgramType& type,
+                                      const VerifyOptions& options, Arena& arena, Trace* trace) {
   Verdict verdict;
   Cfg cfg;
   CfgOptions cfg_options;
