@@ -153,14 +153,15 @@ void find_loop_clamps(Engine& e, uint32_t fn, bool has_loops, LoopClamps& out) {
   const Cfg& cfg = e.cfg;
   const Cfg::Function& f = cfg.functions[fn];
   const uint32_t n = f.block_count;
+  // A loop-free function (most are) pays for no probe: a LoopClamp is
+  // several hundred bytes to clear.
+  if (!has_loops || e.speculative) return;
   uint32_t clamp_count = 0;
   LoopClamp probe;
-  if (has_loops && !e.speculative) {
-    for (uint32_t b = f.first_block; b < f.first_block + n; ++b) {
-      if (!is_header(cfg, b)) continue;
-      find_clamp(cfg, e.insns, cfg.blocks[b].loop, probe);
-      if (probe.usable) ++clamp_count;
-    }
+  for (uint32_t b = f.first_block; b < f.first_block + n; ++b) {
+    if (!is_header(cfg, b)) continue;
+    find_clamp(cfg, e.insns, cfg.blocks[b].loop, probe);
+    if (probe.usable) ++clamp_count;
   }
   if (clamp_count != 0) {
     const size_t bytes = sizeof(uint32_t) * size_t{cfg.loop_count} + sizeof(LoopClamp) * size_t{clamp_count};
