@@ -8,12 +8,15 @@
 # KiB for the core's own). Raising a budget is a decision: say why in the
 # commit and update the table.
 #
-# cortex-m3 (mcu-test), -O3: measured .text 135896 / 206176, .rodata 9080 / 13176.
+# cortex-m3 (mcu-test), -O3: measured .text 135896 / 206176, .rodata 9080 / 13176;
+# at d84b230 .text 141952 / 212228, .rodata 10736 / 14832: the .rodata budgets
+# were raised for the diagnostics' message texts (return ranges, reference
+# leaks) and the BTF socket layouts of the socket casts (issues 16 and 17).
 set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_only_text 150000)
-set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_only_rodata 10000)
+set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_only_rodata 12000)
 set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_only_data 256)
 set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_only_bss 66560)
 set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_and_run_text 227000)
-set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_and_run_rodata 14500)
+set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_and_run_rodata 16500)
 set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_and_run_data 256)
 set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_and_run_bss 70656)
