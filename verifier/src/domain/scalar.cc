@@ -422,11 +422,12 @@ KEEL_HOT bool fold(AluOp op, Width w, uint64_t a, uint64_t b, uint64_t& out) {
 // add, sub and and of two small ranges (see is_small) whose result is one
 // too: add_r, sub_r and and_r then give that plain interval at both widths
 // and in both orders (no sum can wrap, every value is below 2^31), so the
-// result is make64 of it, without the general interval rules. (scalar_test
-// checks it against alu_full.)
+// result is make64 of it, without the general interval rules — and
+// make64 of a small range is finish_small. (scalar_test checks it against
+// alu_full.)
 KEEL_HOT bool small_alu64(AluOp op, const Scalar& a, const Scalar& b, Scalar& out) {
   if (op != AluOp::add && op != AluOp::sub && op != AluOp::bit_and) return false;
-  if (!is_small(r64(a), r32(a)) || !is_small(r64(b), r32(b))) return false;
+  if (!is_small(a) || !is_small(b)) return false;
   uint64_t lo = 0, hi = 0;
   Tnum t;
   switch (op) {
@@ -447,8 +448,7 @@ KEEL_HOT bool small_alu64(AluOp op, const Scalar& a, const Scalar& b, Scalar& ou
       break;
   }
   if (hi > 0x7fff'ffffu) return false;
-  const Range r{lo, hi, static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
-  out = make64(t, r, r);
+  out = finish_small(t, lo, hi);
   return true;
 }
 
@@ -576,7 +576,18 @@ Scalar alu(Op op, const Scalar& dst, const Scalar& src) {
   }
 }
 
+// The join of two small ranges (see is_small) is the small range of their
+// hull: every one of join_full's component-wise bounds is min(lo) or
+// max(hi), so its raw value is the small range [min lo, max hi] with the
+// joined tnum, and finish64 of that is finish_small. (scalar_test checks it
+// against join_full.)
 Scalar join(const Scalar& a, const Scalar& b) {
+  if (is_small(a) && is_small(b))
+    return finish_small(tnum::join(a.bits, b.bits), min_of(a.umin, b.umin), max_of(a.umax, b.umax));
+  return join_full(a, b);
+}
+
+Scalar join_full(const Scalar& a, const Scalar& b) {
   Scalar r;
   r.bits = tnum::join(a.bits, b.bits);
   set64(r, Range{min_of(a.umin, b.umin), max_of(a.umax, b.umax), min_of(a.smin, b.smin), max_of(a.smax, b.smax)});

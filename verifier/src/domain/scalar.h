@@ -100,6 +100,9 @@ Outcome evaluate(JmpOp op, Width w, const Scalar& a, const Scalar& b);
 
 // Least upper bound (reduced).
 Scalar join(const Scalar& a, const Scalar& b);
+// join() without its shortcut for two small ranges: the component-wise
+// hull, reduced; same result. For the differential tests.
+Scalar join_full(const Scalar& a, const Scalar& b);
 // For loop heads: keeps each bound of `prev` that `next` stays within and
 // drops the others to the type's extreme; joins the tnums (finite height).
 // Deliberately not reduced, so that a chain of widenings terminates: the
