@@ -458,7 +458,20 @@ KEEL_HOT bool small_alu64(AluOp op, const Scalar& a, const Scalar& b, Scalar& ou
 // ---------------------------------------------------------------------------
 // Public API
 
+// A range below 2^32 (a load of 1, 2 or 4 bytes, a length) comes out of
+// the reduction without the rounds: the first round's sign sync makes the
+// signed 64-bit bounds [lo, hi] (the negative piece is empty), 64 -> 32
+// makes the low word's unsigned bounds [lo, hi]; below 2^31 the signed
+// ones follow, the value is small, and the rest is finish_small of the
+// unknown tnum; across 2^31 the low word's signed bounds stay full, the
+// tnum becomes range(lo, hi) = the low word unknown, and the value is
+// wide-low (is_wide_low), its own reduction. (scalar_test checks both
+// against the full reduction.)
 Scalar Scalar::from_urange(uint64_t lo, uint64_t hi) {
+  if (lo <= hi && lo <= 0x7fff'ffffu) {
+    if (hi <= 0x7fff'ffffu) return finish_small(Tnum::unknown(), lo, hi);
+    if (hi <= kLow32) return wide_low(lo, hi);
+  }
   Scalar s;
   s.umin = lo;
   s.umax = hi;
