@@ -1399,5 +1399,37 @@ TEST(ScalarFastPath, UnsignedRangeMatchesFullReduction) {
   }
 }
 
+// joins_to_itself(v) promises join(v, v) == v and widen(v, v) == v: never
+// wrongly, and for every reduced constant, small and wide-low value.
+TEST(ScalarFastPath, JoinsToItselfIsExact) {
+  RawRng rng;
+  std::vector<Scalar> values = small_values(rng, 400);
+  for (const Scalar& w : wide_low_values(rng, 100)) values.push_back(w);
+  for (int i = 0; i < 400; ++i) {
+    Scalar s = rng.scalar();
+    values.push_back(s);
+    if (reduce(s)) values.push_back(s);
+  }
+  values.push_back(Scalar::unknown());
+  int yes = 0;
+  for (const Scalar& v : values) {
+    if (!joins_to_itself(v)) continue;
+    ++yes;
+    ASSERT_EQ(join(v, v), v) << show(v);
+    ASSERT_EQ(widen(v, v), v) << show(v);
+  }
+  for (const Scalar& v : values) {
+    Scalar r = v;
+    const bool reduced = reduce(r) && r == v;
+    const bool small_or_wide = v.umax <= 0xffffffff && v.umin == u64(v.smin) && v.umax == u64(v.smax) &&
+                               v.u32_min == v.umin && v.u32_max == v.umax &&
+                               (v.umax < 0x80000000 || v.s32_min == INT32_MIN);
+    if (reduced && small_or_wide && (v.umax < 0x80000000 || v.bits == Tnum{0, 0xffffffff})) {
+      ASSERT_TRUE(joins_to_itself(v)) << show(v);
+    }
+  }
+  EXPECT_GT(yes, 300);
+}
+
 }  // namespace
 }  // namespace keel

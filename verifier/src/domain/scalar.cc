@@ -611,6 +611,18 @@ Scalar join_full(const Scalar& a, const Scalar& b) {
   return finish64(r);
 }
 
+// join(v, v): a constant or the unknown value reduce to themselves
+// (reduce_inline's first two cases); a wide-low value too (its third);
+// a small range goes to finish_small(v.bits, lo, hi), which for a
+// non-constant tnum within range(lo, hi) that has lo and hi as members
+// stops after one small round that changes nothing, and so rebuilds v.
+bool joins_to_itself(const Scalar& v) {
+  if (v.bits.is_const()) return v == Scalar::constant(v.bits.value);
+  if (v == Scalar::unknown() || is_wide_low(v)) return true;
+  return is_small(v) && tnum::subset(v.bits, tnum::range(v.umin, v.umax)) && v.bits.contains(v.umin) &&
+         v.bits.contains(v.umax);
+}
+
 Scalar widen(const Scalar& prev, const Scalar& next) {
   Scalar r;  // every bound starts at its extreme
   r.bits = tnum::join(prev.bits, next.bits);
