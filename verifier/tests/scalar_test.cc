@@ -1318,18 +1318,25 @@ std::vector<Scalar> small_values(RawRng& rng, int count) {
   return out;
 }
 
+// Small ranges, wide-low values, and random raw values with their
+// reductions: the inputs of the join shortcuts' tests.
+std::vector<Scalar> mixed_values(RawRng& rng, int smalls, int wides, int raws) {
+  std::vector<Scalar> values = small_values(rng, smalls);
+  for (const Scalar& w : wide_low_values(rng, wides)) values.push_back(w);
+  for (int i = 0; i < raws; ++i) {
+    Scalar s = rng.scalar();
+    values.push_back(s);
+    if (reduce(s)) values.push_back(s);
+  }
+  return values;
+}
+
 // join() joins two small ranges directly; join_full, the component-wise
 // hull and its reduction, must agree (also for every other pair, which
 // join() hands to join_full, and for pairs where one is not small).
 TEST(ScalarFastPath, SmallJoinMatchesJoinFull) {
   RawRng rng;
-  std::vector<Scalar> values = small_values(rng, 300);
-  for (const Scalar& w : wide_low_values(rng, 20)) values.push_back(w);
-  for (int i = 0; i < 60; ++i) {
-    Scalar s = rng.scalar();
-    values.push_back(s);
-    if (reduce(s)) values.push_back(s);
-  }
+  const std::vector<Scalar> values = mixed_values(rng, 300, 20, 60);
   for (const Scalar& a : values)
     for (const Scalar& b : values) ASSERT_EQ(join(a, b), join_full(a, b)) << show(a) << show(b);
 }
@@ -1403,13 +1410,7 @@ TEST(ScalarFastPath, UnsignedRangeMatchesFullReduction) {
 // wrongly, and for every reduced constant, small and wide-low value.
 TEST(ScalarFastPath, JoinsToItselfIsExact) {
   RawRng rng;
-  std::vector<Scalar> values = small_values(rng, 400);
-  for (const Scalar& w : wide_low_values(rng, 100)) values.push_back(w);
-  for (int i = 0; i < 400; ++i) {
-    Scalar s = rng.scalar();
-    values.push_back(s);
-    if (reduce(s)) values.push_back(s);
-  }
+  std::vector<Scalar> values = mixed_values(rng, 400, 100, 400);
   values.push_back(Scalar::unknown());
   int yes = 0;
   for (const Scalar& v : values) {
