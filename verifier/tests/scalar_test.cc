@@ -1315,6 +1315,14 @@ std::vector<Scalar> small_values(RawRng& rng, int count) {
   out.push_back(loose);
   loose.bits = Tnum::constant(12);  // ... and outside them
   out.push_back(loose);
+  Scalar single = Scalar::from_urange(5, 5);
+  single.bits = tnum::range(0, 7);  // one value, a tnum that does not know it
+  out.push_back(single);
+  single.bits = Tnum{0, 0xffffffff};
+  out.push_back(single);
+  Scalar pair = Scalar::from_urange(5, 6);
+  pair.bits = Tnum{4, 3};  // 4..7
+  out.push_back(pair);
   return out;
 }
 
@@ -1342,7 +1350,7 @@ TEST(ScalarFastPath, SmallJoinMatchesJoinFull) {
 }
 
 // refine() compares a small range or a wide-low value with a constant
-// directly (jgt, jge, jlt, jle in 64 bits); refine_full must agree on
+// directly (jeq, jne, jgt, jge, jlt, jle in 64 bits); refine_full must agree on
 // feasibility and, where feasible, on both values — for constants on
 // either side, at and around every bound, and for the operations, widths
 // and operands it does not take.

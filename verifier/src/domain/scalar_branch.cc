@@ -112,11 +112,12 @@ KEEL_HOT bool unsigned_side(JmpOp op, bool taken, bool c_left, uint64_t c, uint6
   return true;
 }
 
-// An unsigned 64-bit comparison of a small range with a non-constant tnum
-// (see is_small) or a wide-low value (is_wide_low) with a constant in
-// Scalar::constant's form, done directly; false when it is not that case
-// (then nothing is touched). Otherwise `feasible` and the values are
-// refine_full's:
+// An unsigned or equality 64-bit comparison of a small range with a
+// non-constant tnum (see is_small) or a wide-low value (is_wide_low) with a
+// constant in Scalar::constant's form, done directly; false when it is not
+// that case (then nothing is touched). Otherwise `feasible` and the values
+// are refine_full's (for jeq/jne see the two cases below; the argument for
+// the result from [L, H] is the same):
 // - refine_full moves one unsigned bound of the ranged side r (ugt/uge
 //   after its swaps) and one of the constant's; the constant's reduction
 //   finds it empty exactly when r's bound passes the other (c > r.umax - 1
@@ -132,20 +133,39 @@ KEEL_HOT bool unsigned_side(JmpOp op, bool taken, bool c_left, uint64_t c, uint6
 //   and L < 2^31, the result is wide-low again, its own reduction.
 // (scalar_test checks all of it against refine_full.)
 KEEL_HOT bool refine_with_constant(JmpOp op, bool taken, Scalar& a, Scalar& b, bool& feasible) {
-  if (op != JmpOp::jgt && op != JmpOp::jge && op != JmpOp::jlt && op != JmpOp::jle) return false;
+  const bool equality = op == JmpOp::jeq || op == JmpOp::jne;
+  if (!equality && op != JmpOp::jgt && op != JmpOp::jge && op != JmpOp::jlt && op != JmpOp::jle) return false;
   const bool c_left = a.bits.is_const();
   Scalar& r = c_left ? b : a;
   const Scalar& k = c_left ? a : b;
   if (!k.bits.is_const() || !(k == Scalar::constant(k.bits.value))) return false;
   const bool small = is_small(r) && !r.bits.is_const();
   if (!small && !is_wide_low(r)) return false;
-  uint64_t lo = 0, hi = 0;
-  if (!unsigned_side(op, taken, c_left, k.bits.value, lo, hi)) {
-    feasible = false;  // x > UINT64_MAX or x < 0
-    return true;
+  const uint64_t c = k.bits.value;
+  uint64_t lo = r.umin, hi = r.umax;
+  feasible = false;
+  if (equality) {
+    if ((op == JmpOp::jeq) == taken) {
+      // Cond::eq: both become the meet, whose tnum is c (or none, when
+      // r's tnum excludes c) and whose bounds admit c iff lo <= c <= hi:
+      // both are then Scalar::constant(c), which is set_small of
+      // (c, c, c) below, as small_rounds(t, c, c) finds when t has c.
+      if (c < lo || c > hi) return true;
+      lo = hi = c;
+    } else {
+      // Cond::ne: exclude() takes c off an end of r's 64-bit bounds (both
+      // orders agree on r), nothing when c is inside, and finds r empty
+      // when it is c alone; the constant is unchanged.
+      if (lo == c && hi == c) return true;
+      if (lo == c) ++lo;
+      else if (hi == c) --hi;
+    }
+  } else {
+    uint64_t clo = 0, chi = 0;
+    if (!unsigned_side(op, taken, c_left, c, clo, chi)) return true;  // x > UINT64_MAX or x < 0
+    lo = max_of(lo, clo);
+    hi = min_of(hi, chi);
   }
-  lo = max_of(lo, r.umin);
-  hi = min_of(hi, r.umax);
   if (hi > 0x7fff'ffffu) {
     if (lo > 0x7fff'ffffu) return false;  // not wide-low any more: the general rules
     feasible = true;  // lo <= 2^31 - 1 < hi
