@@ -136,6 +136,14 @@ BENCHMARK_CAPTURE(refine_case, jne_rc, JmpOp::jeq, false, kRange, Scalar::consta
 BENCHMARK_CAPTURE(refine_case, jset_uc, JmpOp::jset, true, kUnknown, Scalar::constant(1))
     ->Name("domain/refine/jset/unknown_const");
 
+// A u32 load (Scalar::from_urange(0, UINT32_MAX), a wide-low value) against
+// a constant, both ways: the first shape of a bounds check.
+const Scalar kU32 = Scalar::from_urange(0, UINT32_MAX);
+BENCHMARK_CAPTURE(refine_case, jgt_u32c_taken, JmpOp::jgt, true, kU32, Scalar::constant(1000))
+    ->Name("domain/refine/jgt/u32_const_taken");
+BENCHMARK_CAPTURE(refine_case, jgt_u32c_fall, JmpOp::jgt, false, kU32, Scalar::constant(1000))
+    ->Name("domain/refine/jgt/u32_const_fallthrough");
+
 BENCHMARK_CAPTURE(refine_case, jlt_cc, JmpOp::jlt, true, Scalar::constant(3), Scalar::constant(10))
     ->Name("domain/refine/jlt/const_const");
 
@@ -166,6 +174,8 @@ BENCHMARK_CAPTURE(join_case, ranges, Scalar::from_urange(0, 5), Scalar::from_ura
     ->Name("domain/join/range_range");
 BENCHMARK_CAPTURE(join_case, consts, Scalar::constant(3), Scalar::constant(9))->Name("domain/join/const_const");
 BENCHMARK_CAPTURE(join_case, same, kRange, kRange)->Name("domain/join/same");
+BENCHMARK_CAPTURE(join_case, u32_range, Scalar::from_urange(1001, UINT32_MAX), Scalar::from_urange(0, 1000))
+    ->Name("domain/join/u32_range");
 
 }  // namespace
 

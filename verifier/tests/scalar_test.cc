@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace keel {
@@ -1229,6 +1230,214 @@ TEST(ScalarFastPath, ConstantBranchesMatchRefinement) {
       }
     }
   }
+}
+
+// A wide-low value (the upper word known zero, the low word unknown to the
+// tnum, one range [lo, hi] across 2^31 at 64 bits and in the low word's
+// unsigned order, the low word's signed range full): reduce() returns it
+// unchanged without running the rounds; the full reduction must agree, at
+// the class's edges, and for values one component away from it (which
+// reduce() must not take for wide-low).
+Scalar wide_low_value(uint64_t lo, uint64_t hi) {
+  Scalar s;
+  s.bits = {0, 0xffffffff};
+  s.umin = lo;
+  s.umax = hi;
+  s.smin = s64(lo);
+  s.smax = s64(hi);
+  s.u32_min = static_cast<uint32_t>(lo);
+  s.u32_max = static_cast<uint32_t>(hi);
+  return s;
+}
+
+std::vector<Scalar> wide_low_values(RawRng& rng, int random) {
+  std::vector<Scalar> out;
+  const uint64_t los[] = {0, 1, 2, 0x7ffffffe, 0x7fffffff};
+  const uint64_t his[] = {0x80000000, 0x80000001, 0xfffffffe, 0xffffffff};
+  for (uint64_t lo : los)
+    for (uint64_t hi : his) out.push_back(wide_low_value(lo, hi));
+  for (int i = 0; i < random; ++i) {
+    const uint64_t lo = rng.next() % 2 ? rng.next() % 2000 : rng.next() % 0x80000000;
+    const uint64_t hi = rng.next() % 2 ? 0xffffffff - rng.next() % 2000 : 0x80000000 + rng.next() % 0x80000000;
+    out.push_back(wide_low_value(lo, hi));
+  }
+  return out;
+}
+
+TEST(ScalarFastPath, WideLowValuesAreTheirOwnReduction) {
+  RawRng rng;
+  for (const Scalar& w : wide_low_values(rng, 3000)) {
+    Scalar full = w;
+    ASSERT_TRUE(reference::reduce(full)) << show(w);
+    ASSERT_EQ(full, w) << show(w);
+    Scalar fast = w;
+    ASSERT_TRUE(reduce(fast));
+    ASSERT_EQ(fast, w);
+    for (int field = 0; field < 9; ++field) {  // one component moved
+      for (int64_t d : {-1, 1}) {
+        Scalar near = w;
+        const auto du = static_cast<uint64_t>(d);
+        switch (field) {
+          case 0: near.bits.mask = d < 0 ? 0x7fffffff : 0x1ffffffff; break;
+          case 1: near.umin += du; break;
+          case 2: near.umax += du; break;
+          case 3: near.smin = s64(u64(near.smin) + du); break;
+          case 4: near.smax = s64(u64(near.smax) + du); break;
+          case 5: near.u32_min += static_cast<uint32_t>(du); break;
+          case 6: near.u32_max += static_cast<uint32_t>(du); break;
+          case 7: near.s32_min = d < 0 ? -5 : INT32_MIN + 1; break;
+          default: near.s32_max = d < 0 ? 5 : INT32_MAX - 1; break;
+        }
+        ASSERT_TRUE(same_reduction(near));
+      }
+    }
+  }
+  // The bounds just outside the class: lo at 2^31, hi at or below 2^31 - 1
+  // and above 2^32 - 1.
+  for (auto [lo, hi] : {std::pair<uint64_t, uint64_t>{0x80000000, 0xffffffff}, {0, 0x7fffffff}, {5, 0x100000000}}) {
+    ASSERT_TRUE(same_reduction(wide_low_value(lo, hi)));
+  }
+}
+
+// Small ranges, loose or reduced, with constant tnums among them: the
+// raw values small_range() makes and their reductions.
+std::vector<Scalar> small_values(RawRng& rng, int count) {
+  std::vector<Scalar> out;
+  while (static_cast<int>(out.size()) < count) {
+    Scalar s = rng.small_range();
+    out.push_back(s);
+    if (reduce(s)) out.push_back(s);
+  }
+  for (uint64_t v : {uint64_t{0}, uint64_t{1}, uint64_t{0x7fffffff}}) out.push_back(Scalar::constant(v));
+  out.push_back(Scalar::from_urange(0, 0x7fffffff));
+  Scalar loose = Scalar::from_urange(3, 9);
+  loose.bits = Tnum::constant(5);  // a constant tnum beside loose bounds
+  out.push_back(loose);
+  loose.bits = Tnum::constant(12);  // ... and outside them
+  out.push_back(loose);
+  Scalar single = Scalar::from_urange(5, 5);
+  single.bits = tnum::range(0, 7);  // one value, a tnum that does not know it
+  out.push_back(single);
+  single.bits = Tnum{0, 0xffffffff};
+  out.push_back(single);
+  Scalar pair = Scalar::from_urange(5, 6);
+  pair.bits = Tnum{4, 3};  // 4..7
+  out.push_back(pair);
+  return out;
+}
+
+// Small ranges, wide-low values, and random raw values with their
+// reductions: the inputs of the join shortcuts' tests.
+std::vector<Scalar> mixed_values(RawRng& rng, int smalls, int wides, int raws) {
+  std::vector<Scalar> values = small_values(rng, smalls);
+  for (const Scalar& w : wide_low_values(rng, wides)) values.push_back(w);
+  for (int i = 0; i < raws; ++i) {
+    Scalar s = rng.scalar();
+    values.push_back(s);
+    if (reduce(s)) values.push_back(s);
+  }
+  return values;
+}
+
+// join() joins two small ranges directly; join_full, the component-wise
+// hull and its reduction, must agree (also for every other pair, which
+// join() hands to join_full, and for pairs where one is not small).
+TEST(ScalarFastPath, SmallJoinMatchesJoinFull) {
+  RawRng rng;
+  const std::vector<Scalar> values = mixed_values(rng, 300, 20, 60);
+  for (const Scalar& a : values)
+    for (const Scalar& b : values) ASSERT_EQ(join(a, b), join_full(a, b)) << show(a) << show(b);
+}
+
+// refine() compares a small range or a wide-low value with a constant
+// directly (jeq, jne, jgt, jge, jlt, jle in 64 bits); refine_full must agree on
+// feasibility and, where feasible, on both values — for constants on
+// either side, at and around every bound, and for the operations, widths
+// and operands it does not take.
+TEST(ScalarFastPath, ConstantCompareMatchesRefinement) {
+  RawRng rng;
+  std::vector<Scalar> ranged = small_values(rng, 150);
+  for (const Scalar& w : wide_low_values(rng, 150)) ranged.push_back(w);
+  for (int i = 0; i < 40; ++i) ranged.push_back(rng.scalar());
+  int feasible = 0, infeasible = 0;
+  for (const Scalar& r : ranged) {
+    std::vector<uint64_t> cs = {0, 1, 0x7ffffffe, 0x7fffffff, 0x80000000, 0xffffffff, 0x100000000, kMax - 1, kMax};
+    for (uint64_t bound : {r.umin, r.umax})
+      for (uint64_t d : {kMax, uint64_t{0}, uint64_t{1}}) cs.push_back(bound + d);
+    cs.push_back(r.umin + (r.umax - r.umin) / 2);
+    cs.push_back(rng.value());
+    for (uint64_t c : cs) {
+      const Scalar k = Scalar::constant(c);
+      for (JmpOp op : kJmpOps) {
+        for (Width w : kWidths) {
+          for (bool taken : {true, false}) {
+            for (bool c_left : {false, true}) {
+              Scalar a = c_left ? k : r, b = c_left ? r : k;
+              Scalar a2 = a, b2 = b;
+              const bool full = refine_full(op, w, taken, a, b);
+              ASSERT_EQ(refine(op, w, taken, a2, b2), full)
+                  << int(op) << " taken " << taken << show(c_left ? k : r) << show(c_left ? r : k);
+              if (!full) {
+                ++infeasible;
+                continue;
+              }
+              ++feasible;
+              ASSERT_EQ(a2, a) << int(op) << " taken " << taken << show(c_left ? k : r) << show(c_left ? r : k);
+              ASSERT_EQ(b2, b) << int(op) << " taken " << taken << show(c_left ? k : r) << show(c_left ? r : k);
+            }
+          }
+        }
+      }
+    }
+  }
+  // Both outcomes must be well represented, or the comparison proves little.
+  EXPECT_GT(feasible, 100000);
+  EXPECT_GT(infeasible, 20000);
+}
+
+// Scalar::from_urange builds ranges below 2^32 directly (small or
+// wide-low); the full reduction of the raw interval must agree, at the
+// edges 2^31 and 2^32 and for empty and single-value ranges.
+TEST(ScalarFastPath, UnsignedRangeMatchesFullReduction) {
+  RawRng rng;
+  std::vector<uint64_t> edges = {0, 1, 2, 255, 256, 0x7ffffffe, 0x7fffffff, 0x80000000, 0x80000001,
+                                 0xfffffffe, 0xffffffff, 0x100000000, 0x100000001, kMax};
+  for (int i = 0; i < 40; ++i) edges.push_back(rng.next() % 2 ? rng.next() % 0x100000000 : rng.value());
+  for (uint64_t lo : edges) {
+    for (uint64_t hi : edges) {
+      Scalar raw;
+      raw.umin = lo;
+      raw.umax = hi;
+      if (!reference::reduce(raw)) raw = Scalar::unknown();  // finish64's answer to an empty range
+      ASSERT_EQ(Scalar::from_urange(lo, hi), raw) << lo << " " << hi;
+    }
+  }
+}
+
+// joins_to_itself(v) promises join(v, v) == v and widen(v, v) == v: never
+// wrongly, and for every reduced constant, small and wide-low value.
+TEST(ScalarFastPath, JoinsToItselfIsExact) {
+  RawRng rng;
+  std::vector<Scalar> values = mixed_values(rng, 400, 100, 400);
+  values.push_back(Scalar::unknown());
+  int yes = 0;
+  for (const Scalar& v : values) {
+    if (!joins_to_itself(v)) continue;
+    ++yes;
+    ASSERT_EQ(join(v, v), v) << show(v);
+    ASSERT_EQ(widen(v, v), v) << show(v);
+  }
+  for (const Scalar& v : values) {
+    Scalar r = v;
+    const bool reduced = reduce(r) && r == v;
+    const bool small_or_wide = v.umax <= 0xffffffff && v.umin == u64(v.smin) && v.umax == u64(v.smax) &&
+                               v.u32_min == v.umin && v.u32_max == v.umax &&
+                               (v.umax < 0x80000000 || v.s32_min == INT32_MIN);
+    if (reduced && small_or_wide && (v.umax < 0x80000000 || v.bits == Tnum{0, 0xffffffff})) {
+      ASSERT_TRUE(joins_to_itself(v)) << show(v);
+    }
+  }
+  EXPECT_GT(yes, 300);
 }
 
 }  // namespace

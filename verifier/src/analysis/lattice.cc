@@ -372,13 +372,12 @@ bool same_bits(const RegState& a, const RegState& b) {
   return diff == 0;
 }
 
-// A value that join and widen give back unchanged when met with itself:
-// unknown, or a constant in Scalar::constant's exact form. (join() reduces
-// its result, and reduce() is bounded, not idempotent on every value, so
-// an arbitrary range is not certain to come back bit for bit.)
-bool self_joining(const Scalar& v) {
-  return v.bits.is_const() ? v == Scalar::constant(v.bits.value) : v == Scalar::unknown();
-}
+// A value that join and widen give back unchanged when met with itself
+// (joins_to_itself, scalar.h: constants, unknown, and the reduced small
+// and wide-low ranges). (join() reduces its result, and reduce() is
+// bounded, not idempotent on every value, so an arbitrary range is not
+// certain to come back bit for bit.)
+bool self_joining(const Scalar& v) { return joins_to_itself(v); }
 
 // Whether join_reg_in(x, x, ...) is x itself, for any states and widening:
 // a scalar or pointer whose value is self_joining (join_reg then keeps

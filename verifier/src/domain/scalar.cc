@@ -422,11 +422,12 @@ KEEL_HOT bool fold(AluOp op, Width w, uint64_t a, uint64_t b, uint64_t& out) {
 // add, sub and and of two small ranges (see is_small) whose result is one
 // too: add_r, sub_r and and_r then give that plain interval at both widths
 // and in both orders (no sum can wrap, every value is below 2^31), so the
-// result is make64 of it, without the general interval rules. (scalar_test
-// checks it against alu_full.)
+// result is make64 of it, without the general interval rules — and
+// make64 of a small range is finish_small. (scalar_test checks it against
+// alu_full.)
 KEEL_HOT bool small_alu64(AluOp op, const Scalar& a, const Scalar& b, Scalar& out) {
   if (op != AluOp::add && op != AluOp::sub && op != AluOp::bit_and) return false;
-  if (!is_small(r64(a), r32(a)) || !is_small(r64(b), r32(b))) return false;
+  if (!is_small(a) || !is_small(b)) return false;
   uint64_t lo = 0, hi = 0;
   Tnum t;
   switch (op) {
@@ -447,8 +448,7 @@ KEEL_HOT bool small_alu64(AluOp op, const Scalar& a, const Scalar& b, Scalar& ou
       break;
   }
   if (hi > 0x7fff'ffffu) return false;
-  const Range r{lo, hi, static_cast<int64_t>(lo), static_cast<int64_t>(hi)};
-  out = make64(t, r, r);
+  out = finish_small(t, lo, hi);
   return true;
 }
 
@@ -458,7 +458,20 @@ KEEL_HOT bool small_alu64(AluOp op, const Scalar& a, const Scalar& b, Scalar& ou
 // ---------------------------------------------------------------------------
 // Public API
 
+// A range below 2^32 (a load of 1, 2 or 4 bytes, a length) comes out of
+// the reduction without the rounds: the first round's sign sync makes the
+// signed 64-bit bounds [lo, hi] (the negative piece is empty), 64 -> 32
+// makes the low word's unsigned bounds [lo, hi]; below 2^31 the signed
+// ones follow, the value is small, and the rest is finish_small of the
+// unknown tnum; across 2^31 the low word's signed bounds stay full, the
+// tnum becomes range(lo, hi) = the low word unknown, and the value is
+// wide-low (is_wide_low), its own reduction. (scalar_test checks both
+// against the full reduction.)
 Scalar Scalar::from_urange(uint64_t lo, uint64_t hi) {
+  if (lo <= hi && lo <= 0x7fff'ffffu) {
+    if (hi <= 0x7fff'ffffu) return finish_small(Tnum::unknown(), lo, hi);
+    if (hi <= kLow32) return wide_low(lo, hi);
+  }
   Scalar s;
   s.umin = lo;
   s.umax = hi;
@@ -576,7 +589,18 @@ Scalar alu(Op op, const Scalar& dst, const Scalar& src) {
   }
 }
 
+// The join of two small ranges (see is_small) is the small range of their
+// hull: every one of join_full's component-wise bounds is min(lo) or
+// max(hi), so its raw value is the small range [min lo, max hi] with the
+// joined tnum, and finish64 of that is finish_small. (scalar_test checks it
+// against join_full.)
 Scalar join(const Scalar& a, const Scalar& b) {
+  if (is_small(a) && is_small(b))
+    return finish_small(tnum::join(a.bits, b.bits), min_of(a.umin, b.umin), max_of(a.umax, b.umax));
+  return join_full(a, b);
+}
+
+Scalar join_full(const Scalar& a, const Scalar& b) {
   Scalar r;
   r.bits = tnum::join(a.bits, b.bits);
   set64(r, Range{min_of(a.umin, b.umin), max_of(a.umax, b.umax), min_of(a.smin, b.smin), max_of(a.smax, b.smax)});
@@ -585,6 +609,18 @@ Scalar join(const Scalar& a, const Scalar& b) {
   r.s32_min = min_of(a.s32_min, b.s32_min);
   r.s32_max = max_of(a.s32_max, b.s32_max);
   return finish64(r);
+}
+
+// join(v, v): a constant or the unknown value reduce to themselves
+// (reduce_inline's first two cases); a wide-low value too (its third);
+// a small range goes to finish_small(v.bits, lo, hi), which for a
+// non-constant tnum within range(lo, hi) that has lo and hi as members
+// stops after one small round that changes nothing, and so rebuilds v.
+bool joins_to_itself(const Scalar& v) {
+  if (v.bits.is_const()) return v == Scalar::constant(v.bits.value);
+  if (v == Scalar::unknown() || is_wide_low(v)) return true;
+  return is_small(v) && tnum::subset(v.bits, tnum::range(v.umin, v.umax)) && v.bits.contains(v.umin) &&
+         v.bits.contains(v.umax);
 }
 
 Scalar widen(const Scalar& prev, const Scalar& next) {

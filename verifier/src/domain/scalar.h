@@ -100,6 +100,16 @@ Outcome evaluate(JmpOp op, Width w, const Scalar& a, const Scalar& b);
 
 // Least upper bound (reduced).
 Scalar join(const Scalar& a, const Scalar& b);
+// join() without its shortcut for two small ranges: the component-wise
+// hull, reduced; same result. For the differential tests.
+Scalar join_full(const Scalar& a, const Scalar& b);
+// Whether join(v, v) == v (and so widen(v, v) == v, which keeps every
+// bound and the tnum of v), decided by a few compares: true for a constant
+// in Scalar::constant's form, the unknown value, and the small and
+// wide-low values (scalar_parts.h) that their shortcuts give back
+// unchanged; false otherwise (also where the join would be v too: then a
+// caller just computes it).
+bool joins_to_itself(const Scalar& v);
 // For loop heads: keeps each bound of `prev` that `next` stays within and
 // drops the others to the type's extreme; joins the tnums (finite height).
 // Deliberately not reduced, so that a chain of widenings terminates: the

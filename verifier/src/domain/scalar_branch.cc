@@ -90,11 +90,107 @@ KEEL_HOT bool both_constants(const Scalar& a, const Scalar& b) {
 // exact, so this is its answer (scalar_test checks it against refine_full).
 KEEL_HOT bool compare(JmpOp op, Width w, uint64_t a, uint64_t b) { return sem::jump_taken(op, w, a, b); }
 
+// The values x (unsigned, 64 bits) with `x OP c` (c_left: `c OP x`) taken
+// or not, for OP one of jgt, jge, jlt, jle: [lo, hi], false when none.
+KEEL_HOT bool unsigned_side(JmpOp op, bool taken, bool c_left, uint64_t c, uint64_t& lo, uint64_t& hi) {
+  // Seen from x: c > x is x < c, and so on; not taken is the negation.
+  bool greater = (op == JmpOp::jgt || op == JmpOp::jge) != c_left;
+  bool strict = (op == JmpOp::jgt || op == JmpOp::jlt);
+  if (!taken) {  // !(x > c) is x <= c, !(x >= c) is x < c
+    greater = !greater;
+    strict = !strict;
+  }
+  lo = 0;
+  hi = UINT64_MAX;
+  if (greater) {
+    if (strict && c == UINT64_MAX) return false;
+    lo = strict ? c + 1 : c;
+  } else {
+    if (strict && c == 0) return false;
+    hi = strict ? c - 1 : c;
+  }
+  return true;
+}
+
+// An unsigned or equality 64-bit comparison of a small range with a
+// non-constant tnum (see is_small) or a wide-low value (is_wide_low) with a
+// constant in Scalar::constant's form, done directly; false when it is not
+// that case (then nothing is touched). Otherwise `feasible` and the values
+// are refine_full's (for jeq/jne see the two cases below; the argument for
+// the result from [L, H] is the same):
+// - refine_full moves one unsigned bound of the ranged side r (ugt/uge
+//   after its swaps) and one of the constant's; the constant's reduction
+//   finds it empty exactly when r's bound passes the other (c > r.umax - 1
+//   for r > c, and so on), so both are non-empty iff r's new interval
+//   [L, H] = [r.umin, r.umax] ∩ {x | x OP c} is, and then the constant is
+//   unchanged (its moved bound is c again);
+// - r's reduction: the first round's sign syncs make [L, H] its 64-bit
+//   bounds and 64 -> 32 its 32-bit unsigned ones (r's low word is its
+//   value). When H < 2^31 the signed ones become [L, H] too, the round
+//   finds the value small and runs small_round, and the remaining rounds
+//   are small rounds (reduce_small_range): eight small rounds on (t, L, H)
+//   in all, as finish_small runs them. When H >= 2^31 (only a wide-low r)
+//   and L < 2^31, the result is wide-low again, its own reduction.
+// (scalar_test checks all of it against refine_full.)
+KEEL_HOT bool refine_with_constant(JmpOp op, bool taken, Scalar& a, Scalar& b, bool& feasible) {
+  const bool equality = op == JmpOp::jeq || op == JmpOp::jne;
+  if (!equality && op != JmpOp::jgt && op != JmpOp::jge && op != JmpOp::jlt && op != JmpOp::jle) return false;
+  const bool c_left = a.bits.is_const();
+  Scalar& r = c_left ? b : a;
+  const Scalar& k = c_left ? a : b;
+  if (!k.bits.is_const() || !(k == Scalar::constant(k.bits.value))) return false;
+  const bool small = is_small(r) && !r.bits.is_const();
+  if (!small && !is_wide_low(r)) return false;
+  const uint64_t c = k.bits.value;
+  uint64_t lo = r.umin, hi = r.umax;
+  feasible = false;
+  if (equality) {
+    if ((op == JmpOp::jeq) == taken) {
+      // Cond::eq: both become the meet, whose tnum is c (or none, when
+      // r's tnum excludes c) and whose bounds admit c iff lo <= c <= hi:
+      // both are then Scalar::constant(c), which is set_small of
+      // (c, c, c) below, as small_rounds(t, c, c) finds when t has c.
+      if (c < lo || c > hi) return true;
+      lo = hi = c;
+    } else {
+      // Cond::ne: exclude() takes c off an end of r's 64-bit bounds (both
+      // orders agree on r), nothing when c is inside, and finds r empty
+      // when it is c alone; the constant is unchanged.
+      if (lo == c && hi == c) return true;
+      if (lo == c) ++lo;
+      else if (hi == c) --hi;
+    }
+  } else {
+    uint64_t clo = 0, chi = 0;
+    if (!unsigned_side(op, taken, c_left, c, clo, chi)) return true;  // x > UINT64_MAX or x < 0
+    lo = max_of(lo, clo);
+    hi = min_of(hi, chi);
+  }
+  if (hi > 0x7fff'ffffu) {
+    if (lo > 0x7fff'ffffu) return false;  // not wide-low any more: the general rules
+    feasible = true;  // lo <= 2^31 - 1 < hi
+    r = wide_low(lo, hi);
+    return true;
+  }
+  Tnum t = r.bits;
+  feasible = lo <= hi && small_rounds(t, lo, hi, 8);
+  if (feasible) set_small(r, t, lo, hi);
+  return true;
+}
+
+// refine() past its first shortcut, out of line so that the two-constant
+// case stays a few compares without a stack frame.
+[[gnu::noinline]] bool refine_ranged(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
+  bool feasible = false;
+  if (w == Width::w64 && refine_with_constant(op, taken, a, b, feasible)) return feasible;
+  return refine_full(op, w, taken, a, b);
+}
+
 }  // namespace
 
 bool refine(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
   if (both_constants(a, b)) return compare(op, w, a.bits.value, b.bits.value) == taken;  // a, b stay
-  return refine_full(op, w, taken, a, b);
+  return refine_ranged(op, w, taken, a, b);
 }
 
 bool refine_full(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {

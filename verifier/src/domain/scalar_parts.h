@@ -94,7 +94,78 @@ KEEL_HOT bool is_small(Range a, Range b) {
          a.umin <= a.umax && a.umax <= 0x7fff'ffffu;
 }
 
+// is_small(r64(s), r32(s)), written as one test of all the equalities at
+// once (the fast paths ask it of every operand).
+KEEL_HOT bool is_small(const Scalar& s) {
+  const uint64_t lo = s.umin, hi = s.umax;
+  const uint64_t apart = (lo ^ static_cast<uint64_t>(s.smin)) | (hi ^ static_cast<uint64_t>(s.smax)) |
+                         (lo ^ s.u32_min) | (hi ^ s.u32_max) | (lo ^ static_cast<uint64_t>(int64_t{s.s32_min})) |
+                         (hi ^ static_cast<uint64_t>(int64_t{s.s32_max}));
+  return apart == 0 && lo <= hi && hi <= 0x7fff'ffffu;
+}
+
 KEEL_HOT bool is_power_of_two(uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
+
+// One reduction round on a small range (see is_small): false when empty;
+// else t, lo and hi are the round's results.
+KEEL_HOT bool small_round(Tnum& t, uint64_t& lo, uint64_t& hi) {
+  return tnum::intersect(t, tnum::range(lo, hi), t) && tnum::min_member_at_least(t, lo, lo) &&
+         tnum::max_member_at_most(t, hi, hi) && lo <= hi;
+}
+
+// Up to `rounds` small rounds, stopping at the first that moves neither
+// bound (the next would then change nothing: t already lies within
+// range(lo, hi) and both bounds are members). False when empty.
+KEEL_HOT bool small_rounds(Tnum& t, uint64_t& lo, uint64_t& hi, int rounds) {
+  for (int round = 0; round < rounds; ++round) {
+    const uint64_t lo0 = lo, hi0 = hi;
+    if (!small_round(t, lo, hi)) return false;
+    if (lo == lo0 && hi == hi0) break;
+  }
+  return true;
+}
+
+KEEL_HOT void set_small(Scalar& s, Tnum t, uint64_t lo, uint64_t hi) {
+  s.bits = t;
+  s.umin = s.u32_min = static_cast<uint32_t>(lo);
+  s.umax = s.u32_max = static_cast<uint32_t>(hi);
+  s.smin = s.s32_min = static_cast<int32_t>(lo);
+  s.smax = s.s32_max = static_cast<int32_t>(hi);
+}
+
+// "Wide low word" values: the upper word known zero, the low word unknown
+// to the tnum, and one range [lo, hi] with lo < 2^31 <= hi < 2^32 as the
+// 64-bit unsigned and signed bounds and the 32-bit unsigned ones; the
+// 32-bit signed bounds are the full range (the low words run from lo
+// through INT32_MAX and on through INT32_MIN to hi). A u32 load or a
+// zero-extended unknown is one, so is such a value compared with a
+// constant. Each is its own reduction: a round's sign syncs keep
+// [lo, hi] at 64 bits and (two non-empty pieces) the full signed range at
+// 32; 64 -> 32 and 32 -> 64 find every bound already in the other width's
+// circle; range(lo, hi) is the tnum itself (lo and hi differ in bit 31, and
+// hi < 2^32); every bound is a member; so the round reports `stable` and
+// changes nothing. (scalar_test checks this against the rounds.)
+KEEL_HOT bool is_wide_low(const Scalar& s) {
+  if (s.bits.value != 0 || s.bits.mask != kLow32) return false;
+  const uint64_t lo = s.umin, hi = s.umax;
+  const uint64_t apart = (lo ^ static_cast<uint64_t>(s.smin)) | (hi ^ static_cast<uint64_t>(s.smax)) |
+                         (lo ^ s.u32_min) | (hi ^ s.u32_max) |
+                         (static_cast<uint32_t>(s.s32_min) ^ uint64_t{0x8000'0000u}) |
+                         (static_cast<uint32_t>(s.s32_max) ^ uint64_t{0x7fff'ffffu});
+  return apart == 0 && lo <= 0x7fff'ffffu && hi > 0x7fff'ffffu && hi <= kLow32;
+}
+
+KEEL_HOT Scalar wide_low(uint64_t lo, uint64_t hi) {
+  Scalar s;
+  s.bits = Tnum{0, kLow32};
+  s.umin = lo;
+  s.umax = hi;
+  s.smin = static_cast<int64_t>(lo);
+  s.smax = static_cast<int64_t>(hi);
+  s.u32_min = static_cast<uint32_t>(lo);
+  s.u32_max = static_cast<uint32_t>(hi);
+  return s;
+}
 
 // reduce()'s rounds (scalar_reduce.cc), out of line.
 bool reduce_rounds(Scalar& s);
@@ -110,11 +181,26 @@ inline bool reduce_inline(Scalar& s) {
     return true;
   }
   if (s == Scalar::unknown()) return true;  // nothing to tighten
+  if (is_wide_low(s)) return true;           // its own reduction (is_wide_low)
   return reduce_rounds(s);
 }
 
 // A reduction of a sound result never finds it empty; if a bug made it so,
 // answer the top of the result's type rather than bottom.
 inline Scalar finish64(Scalar s) { return reduce_inline(s) ? s : Scalar::unknown(); }
+
+// finish64 of the small range whose four intervals are [lo, hi] (0 <= lo
+// <= hi < 2^31) and whose tnum is t, without building the raw value: a
+// constant tnum leaves that constant if lo <= it <= hi (reduce_inline's
+// first case; for such bounds Scalar::contains is just that), and
+// otherwise reduce_rounds finds the value small at once and runs its eight
+// small rounds (reduce_small_range). Same steps, same result.
+KEEL_HOT Scalar finish_small(Tnum t, uint64_t lo, uint64_t hi) {
+  if (t.is_const()) return lo <= t.value && t.value <= hi ? Scalar::constant(t.value) : Scalar::unknown();
+  if (!small_rounds(t, lo, hi, 8)) return Scalar::unknown();
+  Scalar s;
+  set_small(s, t, lo, hi);
+  return s;
+}
 
 }  // namespace keel::scalar_parts

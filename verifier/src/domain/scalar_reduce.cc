@@ -114,29 +114,11 @@ KEEL_HOT bool tighten64_from32(Range& r, Range r32) {
          r.umin <= r.umax && r.smin <= r.smax;
 }
 
-// False when empty; else t, lo and hi are the round's results.
-KEEL_HOT bool small_round(Tnum& t, uint64_t& lo, uint64_t& hi) {
-  return tnum::intersect(t, tnum::range(lo, hi), t) && tnum::min_member_at_least(t, lo, lo) &&
-         tnum::max_member_at_most(t, hi, hi) && lo <= hi;
-}
-
-KEEL_HOT void set_small(Scalar& s, Tnum t, uint64_t lo, uint64_t hi) {
-  s.bits = t;
-  s.umin = s.u32_min = static_cast<uint32_t>(lo);
-  s.umax = s.u32_max = static_cast<uint32_t>(hi);
-  s.smin = s.s32_min = static_cast<int32_t>(lo);
-  s.smax = s.s32_max = static_cast<int32_t>(hi);
-}
-
 // The remaining `rounds` rounds of reduce() on a small range.
 bool reduce_small_range(Scalar& s, int rounds) {
   uint64_t lo = s.umin, hi = s.umax;
   Tnum t = s.bits;
-  for (int round = 0; round < rounds; ++round) {
-    const uint64_t lo0 = lo, hi0 = hi;
-    if (!small_round(t, lo, hi)) return false;
-    if (lo == lo0 && hi == hi0) break;
-  }
+  if (!small_rounds(t, lo, hi, rounds)) return false;
   set_small(s, t, lo, hi);
   return true;
 }
@@ -226,7 +208,7 @@ KEEL_HOT Round reduce_round(Scalar& s) {
 // Out of line, so that reduce()'s shortcuts need no stack frame.
 [[gnu::noinline]] bool scalar_parts::reduce_rounds(Scalar& s) {
   for (int round = 0; round < 8; ++round) {
-    if (is_small(r64(s), r32(s))) return reduce_small_range(s, 8 - round);
+    if (is_small(s)) return reduce_small_range(s, 8 - round);
     switch (reduce_round(s)) {
       case Round::empty: return false;
       case Round::stable: return true;
