@@ -1,10 +1,11 @@
 // Builds the CFG in phases, each linear or near-linear, none recursive:
 //   1. function entries, leaders, blocks, edges, call sites (and a cheap
 //      re-check of the decoder's guarantees);
-//   2. reverse post-order per function (iterative DFS);
+//   2. reverse post-order per function (iterative DFS), counting the
+//      retreating edges;
 //   3. call graph: recursion, call depth; then unreachable code;
-//   4. dominators (Cooper-Harvey-Kennedy) and the dominator tree's intervals;
-//      irreducible control flow;
+//   4. only where some edge retreats: dominators (Cooper-Harvey-Kennedy)
+//      and the dominator tree's intervals; irreducible control flow;
 //   5. the loop forest (natural loops merged per header, nested with a
 //      union-find as in Havlak, "Nesting of Reducible and Irreducible Loops",
 //      TOPLAS 1997), its pre-order, bodies, back edges and exits.
@@ -284,29 +285,39 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
 }
 
 // Phase 2. Successors are visited last edge first so that, for an if/else,
-// the RPO follows the pc order.
-CfgResult build_rpo(Arena& arena, Cfg& cfg) {
+// the RPO follows the pc order. `retreating` counts the edges to a block
+// still on the DFS stack: the DFS's back edges, which are exactly the
+// edges that do not go forward in the RPO it yields (a tree, forward or
+// cross edge reaches a block that finishes first, so comes later in RPO).
+CfgResult build_rpo(Arena& arena, Cfg& cfg, uint32_t& retreating) {
   const size_t mark = arena.mark();
   Frame* stack = arena.allocate<Frame>(cfg.block_count);
   if (stack == nullptr) return kOutOfMemory;
-  constexpr uint32_t kSeen = 0;  // any value but kNone; replaced by the RPO index
+  // Any values but kNone; replaced by the RPO index.
+  constexpr uint32_t kOnStack = 0, kDone = 1;
   uint32_t total = 0;
+  retreating = 0;
   for (uint32_t f = 0; f < cfg.function_count; ++f) {
     Cfg::Function& function = cfg.functions[f];
     const uint32_t entry = function.first_block;
     uint32_t count = 0, depth = 0;
-    cfg.blocks[entry].rpo = kSeen;
+    cfg.blocks[entry].rpo = kOnStack;
     stack[depth++] = {entry, cfg.succ_offsets[entry + 1] - cfg.succ_offsets[entry]};
     while (depth > 0) {
       Frame& top = stack[depth - 1];
       if (top.cursor == 0) {
         cfg.rpo[total + count++] = top.node;  // post-order for now
+        cfg.blocks[top.node].rpo = kDone;
         --depth;
         continue;
       }
       const uint32_t to = cfg.edges[cfg.succ_offsets[top.node] + --top.cursor].to;
-      if (cfg.blocks[to].rpo != kNone) continue;
-      cfg.blocks[to].rpo = kSeen;
+      const uint32_t seen = cfg.blocks[to].rpo;
+      if (seen != kNone) {
+        retreating += seen == kOnStack ? 1 : 0;
+        continue;
+      }
+      cfg.blocks[to].rpo = kOnStack;
       stack[depth++] = {to, cfg.succ_offsets[to + 1] - cfg.succ_offsets[to]};
     }
     uint32_t* order = cfg.rpo + total;
@@ -401,13 +412,16 @@ uint32_t intersect(const Cfg& cfg, uint32_t a, uint32_t b) {
   return a;
 }
 
-// Phase 4. One CHK pass over each function's RPO, taking only predecessors
+// Phase 4, for a graph with a retreating edge (phase 2 counted them): a
+// loop-free graph is reducible and nothing reads its dominators (ADR 0051).
+// One CHK pass over each function's RPO, taking only predecessors
 // already processed (those earlier in RPO): that computes the dominators of
 // the graph without its retreating edges. If every retreating edge targets a
 // block dominating its source — reducibility — adding those edges back
 // changes no dominator, so the pass is exact and CHK's second pass would
 // change nothing. Otherwise the graph is irreducible and rejected.
-CfgResult build_dominators(Arena& arena, Cfg& cfg, uint32_t& retreating) {
+CfgResult build_dominators(Arena& arena, Cfg& cfg) {
+  cfg.dominators = true;
   for (uint32_t f = 0; f < cfg.function_count; ++f) {
     const Cfg::Span<uint32_t> order = cfg.function_rpo(f);
     for (uint32_t i = 1; i < order.size; ++i) {
@@ -456,15 +470,12 @@ CfgResult build_dominators(Arena& arena, Cfg& cfg, uint32_t& retreating) {
   }
   arena.release_to(mark);
 
-  // The retreating edges, counted for phase 5: none (loop-free code) leaves
-  // it nothing to do.
-  retreating = 0;
+  // Every retreating edge must be a back edge.
   for (uint32_t b = 0; b < cfg.block_count; ++b) {
     if (!cfg.reachable(b)) continue;
     for (const Cfg::Edge& edge : cfg.successors(b)) {
       if (cfg.blocks[edge.to].rpo > cfg.blocks[b].rpo) continue;
       if (!cfg.dominates(edge.to, b)) return fail(CfgError::irreducible_loop, terminator_pc(cfg, b));
-      ++retreating;
     }
   }
   return {};
@@ -505,7 +516,7 @@ CfgResult carve_loops(Arena& arena, Cfg& cfg, uint32_t loop_count, uint32_t back
   return {};
 }
 
-// Loop-free code (no retreating edge: phase 4 counted them) has an empty
+// Loop-free code (no retreating edge: phase 2 counted them) has an empty
 // forest: the offset arrays, all 0, and no scan of the edges.
 CfgResult no_loops(Arena& arena, Cfg& cfg) { return carve_loops(arena, cfg, 0, 0); }
 
@@ -668,9 +679,11 @@ CfgResult build_loops(Arena& arena, Cfg& cfg) {
 }
 
 // A program that is one block without calls (a call of slot 0 would be
-// recursion) has a trivial RPO, dominator tree and call graph and no loop,
-// as phases 2-5 would find; running them would cost more than the rest of
-// verifying such a program. Sets what they would (the arrays are carved).
+// recursion) has a trivial RPO and call graph, and no loop unless the block
+// jumps to itself, as phases 2-5 would find; running them would cost more
+// than the rest of verifying such a program. Sets what they would (the
+// arrays are carved), but for the dominators, which the caller sets when
+// the block loops.
 void order_single_block(Cfg& cfg) {
   cfg.rpo[0] = 0;
   cfg.rpo_count = 1;
@@ -679,15 +692,18 @@ void order_single_block(Cfg& cfg) {
   function.rpo_count = 1;
   function.depth = 1;
   cfg.max_call_depth = 1;
-  Cfg::Block& block = cfg.blocks[0];
-  block.rpo = 0;
-  block.dom_pre = 1;  // the dominator tree's numbering starts at 1
-  block.dom_end = 2;
+  cfg.blocks[0].rpo = 0;
 }
 
 CfgResult finish_single_block(Arena& arena, Cfg& cfg) {
   order_single_block(cfg);
-  return build_loops(arena, cfg);  // (the block may jump to itself: a loop)
+  if (cfg.edge_count == 0) return no_loops(arena, cfg);
+  // Its only edge is a ja to itself (a block that ends otherwise has no
+  // successor in a one-block program): a loop, whose header is the entry.
+  cfg.dominators = true;
+  cfg.blocks[0].dom_pre = 1;  // the dominator tree's numbering starts at 1
+  cfg.blocks[0].dom_end = 2;
+  return build_loops(arena, cfg);
 }
 
 // Straight-line code (no jump, call or lddw; one exit, the last slot): the
@@ -746,10 +762,10 @@ CfgResult build_cfg(const Program& program, const CfgOptions& options, Arena& ar
   if (build_straight_line(program, arena, cfg, result)) return result;
   result = build_blocks(program, arena, cfg);
   if (result.ok() && cfg.block_count == 1 && cfg.call_count == 0) return finish_single_block(arena, cfg);
-  if (result.ok()) result = build_rpo(arena, cfg);
-  if (result.ok()) result = check_calls(options, arena, cfg);
   uint32_t retreating = 0;
-  if (result.ok()) result = build_dominators(arena, cfg, retreating);
+  if (result.ok()) result = build_rpo(arena, cfg, retreating);
+  if (result.ok()) result = check_calls(options, arena, cfg);
+  if (result.ok() && retreating != 0) result = build_dominators(arena, cfg);
   if (result.ok()) result = retreating == 0 ? no_loops(arena, cfg) : build_loops(arena, cfg);
   return result;
 }
