@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -479,12 +480,15 @@ Asm three_functions() {
   return a;
 }
 
+void check_structure(const Cfg& cfg);  // below, with the random programs
+
 TEST(Cfg, SubprogramsAndCallSites) {
   const Built b = build(three_functions());
   ASSERT_TRUE(b.result.ok()) << cfg_error_name(b.result.error);
   const Cfg& cfg = b.cfg;
   ASSERT_EQ(cfg.function_count, 3u);
   ASSERT_EQ(cfg.block_count, 3u);  // a call does not end a block
+  check_structure(cfg);
   const uint32_t entry[] = {0, 5, 8}, end[] = {5, 8, 10}, depth[] = {3, 2, 1}, calls[] = {2, 1, 0};
   for (uint32_t f = 0; f < 3; ++f) {
     const Cfg::Function& fn = cfg.functions[f];
@@ -875,6 +879,30 @@ void check_structure(const Cfg& cfg) {
   }
   EXPECT_EQ(from_succ, from_pred);
   EXPECT_EQ(from_succ.size(), cfg.edge_count);
+  // Each block's predecessors in edge order.
+  for (uint32_t b = 0; b < cfg.block_count; ++b) {
+    const std::vector<uint32_t> preds(cfg.predecessors(b).begin(), cfg.predecessors(b).end());
+    EXPECT_TRUE(std::is_sorted(preds.begin(), preds.end())) << "block " << b;
+  }
+  // The RPO is exactly the reverse post-order of a depth-first search from
+  // each function's entry that takes a block's successors last edge first
+  // (so an if/else follows the pc order), written here as the recursion.
+  for (uint32_t f = 0; f < cfg.function_count; ++f) {
+    std::vector<bool> seen(cfg.block_count, false);
+    std::vector<uint32_t> post;
+    std::function<void(uint32_t)> visit = [&](uint32_t b) {
+      seen[b] = true;
+      const Cfg::Span<Cfg::Edge> succ = cfg.successors(b);
+      for (uint32_t i = succ.size; i-- > 0;) {
+        if (!seen[succ[i].to]) visit(succ[i].to);
+      }
+      post.push_back(b);
+    };
+    visit(cfg.functions[f].first_block);
+    const std::vector<uint32_t> want(post.rbegin(), post.rend());
+    EXPECT_EQ(vec(cfg.function_rpo(f)), want) << "function " << f;
+    for (uint32_t i = 0; i < want.size(); ++i) EXPECT_EQ(cfg.blocks[want[i]].rpo, cfg.functions[f].rpo_begin + i);
+  }
 }
 
 // Random single-function programs: conditional jumps, ja, exits, lddw, in
