@@ -771,6 +771,21 @@ bool build_straight_line(const Program& program, Arena& arena, Cfg& cfg, CfgResu
   return true;
 }
 
+// Phases 1-5, for any program but a straight line. Not inlined into
+// build_cfg: the registers its loops need would make every call save and
+// restore them, a straight line's included.
+[[gnu::noinline]] CfgResult build_phases(const Program& program, const CfgOptions& options, Arena& arena,
+                                         Cfg& cfg) {
+  CfgResult result = build_blocks(program, arena, cfg);
+  if (result.ok() && cfg.block_count == 1 && cfg.call_count == 0) return finish_single_block(arena, cfg);
+  uint32_t retreating = 0;
+  if (result.ok()) result = build_rpo(arena, cfg, retreating);
+  if (result.ok()) result = check_calls(options, arena, cfg);
+  if (result.ok() && retreating != 0) result = build_dominators(arena, cfg);
+  if (result.ok()) result = retreating == 0 ? no_loops(arena, cfg) : build_loops(arena, cfg);
+  return result;
+}
+
 }  // namespace
 
 CfgResult build_cfg(const Program& program, const CfgOptions& options, Arena& arena, Cfg& out) {
@@ -784,14 +799,7 @@ CfgResult build_cfg(const Program& program, const CfgOptions& options, Arena& ar
   cfg.insn_count = program.count;
   CfgResult result;
   if (build_straight_line(program, arena, cfg, result)) return result;
-  result = build_blocks(program, arena, cfg);
-  if (result.ok() && cfg.block_count == 1 && cfg.call_count == 0) return finish_single_block(arena, cfg);
-  uint32_t retreating = 0;
-  if (result.ok()) result = build_rpo(arena, cfg, retreating);
-  if (result.ok()) result = check_calls(options, arena, cfg);
-  if (result.ok() && retreating != 0) result = build_dominators(arena, cfg);
-  if (result.ok()) result = retreating == 0 ? no_loops(arena, cfg) : build_loops(arena, cfg);
-  return result;
+  return build_phases(program, options, arena, cfg);
 }
 
 size_t cfg_arena_bound(uint32_t insn_count) {
