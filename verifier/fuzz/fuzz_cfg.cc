@@ -111,12 +111,20 @@ void check_graph(const Program& p, const Cfg& g, const CfgOptions& options) {
     for (const uint32_t e : g.predecessors(b)) KEEL_FUZZ_CHECK(e < g.edge_count && g.edges[e].to == b);
   }
 
-  // Dominators: each reachable block's idom dominates it and comes earlier in RPO.
+  // Dominators, built exactly when the graph has a loop (ADR 0051): each
+  // reachable block's idom dominates it and comes earlier in RPO. Without
+  // them every edge goes forward in RPO and nothing dominates.
+  KEEL_FUZZ_CHECK(g.dominators == (g.loop_count != 0));
   for (uint32_t b = 0; b < g.block_count; ++b) {
     const Cfg::Block& block = g.blocks[b];
     const Cfg::Function& fn = g.functions[block.function];
     if (!g.reachable(b)) {
       KEEL_FUZZ_CHECK(!options.reject_unreachable);
+      continue;
+    }
+    if (!g.dominators) {
+      KEEL_FUZZ_CHECK(block.idom == kNone && !g.dominates(b, b));
+      for (const Cfg::Edge& e : g.successors(b)) KEEL_FUZZ_CHECK(g.blocks[e.to].rpo > block.rpo);
       continue;
     }
     KEEL_FUZZ_CHECK(g.dominates(b, b) && g.dominates(fn.first_block, b));

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -132,6 +133,7 @@ TEST(Cfg, StraightLineIsOneBlock) {
   EXPECT_EQ(cfg.edge_count, 0u);
   EXPECT_EQ(vec(cfg.function_rpo(0)), U{0});
   EXPECT_EQ(cfg.blocks[0].idom, kNone);
+  EXPECT_FALSE(cfg.dominators);  // loop-free
   EXPECT_EQ(cfg.loop_count, 0u);
   EXPECT_EQ(cfg.function_count, 1u);
   EXPECT_EQ(cfg.max_call_depth, 1u);
@@ -173,7 +175,9 @@ TEST(Cfg, StraightLineShortcutMatchesTheGeneralBuild) {
   EXPECT_EQ(a.back_edge_offsets[0], 0u);
   EXPECT_EQ(a.loop_block_offsets[0], 0u);
   EXPECT_EQ(a.exit_offsets[0], 0u);
-  EXPECT_TRUE(a.dominates(0, 0));
+  EXPECT_FALSE(a.dominators);
+  EXPECT_FALSE(b.dominators);
+  EXPECT_FALSE(a.dominates(0, 0));  // none built (ADR 0051)
   EXPECT_EQ(a.successors(0).size, 0u);
   EXPECT_EQ(a.predecessors(0).size, 0u);
   // A block that jumps to itself is not straight-line: it is a loop.
@@ -183,6 +187,9 @@ TEST(Cfg, StraightLineShortcutMatchesTheGeneralBuild) {
   ASSERT_TRUE(l.result.ok());
   EXPECT_EQ(l.cfg.block_count, 1u);
   EXPECT_EQ(l.cfg.loop_count, 1u);
+  EXPECT_TRUE(l.cfg.dominators);
+  EXPECT_TRUE(l.cfg.dominates(0, 0));
+  EXPECT_EQ(l.cfg.blocks[0].idom, kNone);
 }
 
 TEST(Cfg, CountsLddwsReachableOrNot) {
@@ -246,19 +253,20 @@ TEST(Cfg, IfElseDiamond) {
   EXPECT_EQ(preds(cfg, 0), U{});
   EXPECT_EQ(preds(cfg, 3), (U{1, 2}));
   EXPECT_EQ(vec(cfg.function_rpo(0)), (U{0, 1, 2, 3}));
-  EXPECT_EQ(cfg.blocks[1].idom, 0u);
-  EXPECT_EQ(cfg.blocks[2].idom, 0u);
-  EXPECT_EQ(cfg.blocks[3].idom, 0u);
-  EXPECT_TRUE(cfg.dominates(0, 3));
-  EXPECT_TRUE(cfg.dominates(3, 3));
-  EXPECT_FALSE(cfg.dominates(1, 3));
-  EXPECT_FALSE(cfg.dominates(3, 0));
+  // Loop-free: no dominator tree (ADR 0051).
+  EXPECT_FALSE(cfg.dominators);
+  for (uint32_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(cfg.blocks[i].idom, kNone);
+    for (uint32_t j = 0; j < 4; ++j) EXPECT_FALSE(cfg.dominates(i, j));
+  }
   EXPECT_EQ(cfg.loop_count, 0u);
 }
 
-TEST(Cfg, NestedDiamonds) {
+// Inside a loop (the outer join jumps back to the entry), so that the
+// dominator tree is built.
+TEST(Cfg, NestedDiamondsInALoop) {
   Asm a;
-  a.jeq(1, 0, 7)  // 0 B0
+  a.jeq(1, 0, 7)  // 0 B0 (loop header)
       .jeq(2, 0, 4)  // 1 B1
       .mov(0, 1)     // 2 B2
       .ja(5)         // 3
@@ -266,18 +274,23 @@ TEST(Cfg, NestedDiamonds) {
       .mov(3, 1)     // 5 B4 (inner join)
       .ja(8)         // 6
       .mov(0, 3)     // 7 B5
-      .exit();       // 8 B6 (outer join)
+      .jeq(4, 0, 0)  // 8 B6 (outer join, latch)
+      .exit();       // 9 B7
   const Built b = build(a);
   ASSERT_TRUE(b.result.ok()) << cfg_error_name(b.result.error);
   const Cfg& cfg = b.cfg;
-  ASSERT_EQ(cfg.block_count, 7u);
-  EXPECT_EQ(vec(cfg.function_rpo(0)), (U{0, 1, 2, 3, 4, 5, 6}));
-  const uint32_t idom[] = {kNone, 0, 1, 1, 1, 0, 0};
-  for (uint32_t i = 0; i < 7; ++i) EXPECT_EQ(cfg.blocks[i].idom, idom[i]) << "block " << i;
+  ASSERT_EQ(cfg.block_count, 8u);
+  ASSERT_EQ(cfg.loop_count, 1u);
+  EXPECT_TRUE(cfg.dominators);
+  EXPECT_EQ(vec(cfg.function_rpo(0)), (U{0, 1, 2, 3, 4, 5, 6, 7}));
+  const uint32_t idom[] = {kNone, 0, 1, 1, 1, 0, 0, 6};
+  for (uint32_t i = 0; i < 8; ++i) EXPECT_EQ(cfg.blocks[i].idom, idom[i]) << "block " << i;
   EXPECT_EQ(preds(cfg, 4), (U{2, 3}));
   EXPECT_EQ(preds(cfg, 6), (U{4, 5}));
   EXPECT_TRUE(cfg.dominates(1, 4));
   EXPECT_FALSE(cfg.dominates(1, 6));
+  EXPECT_TRUE(cfg.dominates(6, 7));
+  EXPECT_TRUE(cfg.dominates(0, 0));
 }
 
 TEST(Cfg, WhileLoop) {
@@ -467,12 +480,15 @@ Asm three_functions() {
   return a;
 }
 
+void check_structure(const Cfg& cfg);  // below, with the random programs
+
 TEST(Cfg, SubprogramsAndCallSites) {
   const Built b = build(three_functions());
   ASSERT_TRUE(b.result.ok()) << cfg_error_name(b.result.error);
   const Cfg& cfg = b.cfg;
   ASSERT_EQ(cfg.function_count, 3u);
   ASSERT_EQ(cfg.block_count, 3u);  // a call does not end a block
+  check_structure(cfg);
   const uint32_t entry[] = {0, 5, 8}, end[] = {5, 8, 10}, depth[] = {3, 2, 1}, calls[] = {2, 1, 0};
   for (uint32_t f = 0; f < 3; ++f) {
     const Cfg::Function& fn = cfg.functions[f];
@@ -764,7 +780,20 @@ void check_against_reference(const Cfg& cfg, const Reference& r) {
   ASSERT_EQ(order.size, reachable_count);
   EXPECT_EQ(order[0], 0u);
   for (uint32_t i = 0; i < order.size; ++i) EXPECT_EQ(cfg.blocks[order[i]].rpo, i);
-  for (uint32_t b = 0; b < cfg.block_count; ++b) {
+  // Dominators exactly when the graph has a loop (ADR 0051); without, no
+  // edge may go backwards in RPO (which is what makes it loop-free) and
+  // nothing dominates.
+  EXPECT_EQ(cfg.dominators, !r.loops.empty());
+  if (!cfg.dominators) {
+    for (uint32_t b = 0; b < cfg.block_count; ++b) {
+      EXPECT_EQ(cfg.blocks[b].idom, kNone);
+      EXPECT_EQ(cfg.blocks[b].dom_pre, cfg.blocks[b].dom_end);
+      if (!cfg.reachable(b)) continue;
+      for (const Cfg::Edge& e : cfg.successors(b)) EXPECT_LT(cfg.blocks[b].rpo, cfg.blocks[e.to].rpo);
+      for (uint32_t a = 0; a < cfg.block_count; ++a) EXPECT_FALSE(cfg.dominates(a, b));
+    }
+  }
+  for (uint32_t b = 0; cfg.dominators && b < cfg.block_count; ++b) {
     if (!cfg.reachable(b)) continue;
     for (uint32_t a = 0; a < cfg.block_count; ++a) {
       EXPECT_EQ(cfg.dominates(a, b), r.reachable[first(a)] && r.dom[first(b)][first(a)]) << a << " dom " << b;
@@ -850,6 +879,30 @@ void check_structure(const Cfg& cfg) {
   }
   EXPECT_EQ(from_succ, from_pred);
   EXPECT_EQ(from_succ.size(), cfg.edge_count);
+  // Each block's predecessors in edge order.
+  for (uint32_t b = 0; b < cfg.block_count; ++b) {
+    const std::vector<uint32_t> preds(cfg.predecessors(b).begin(), cfg.predecessors(b).end());
+    EXPECT_TRUE(std::is_sorted(preds.begin(), preds.end())) << "block " << b;
+  }
+  // The RPO is exactly the reverse post-order of a depth-first search from
+  // each function's entry that takes a block's successors last edge first
+  // (so an if/else follows the pc order), written here as the recursion.
+  for (uint32_t f = 0; f < cfg.function_count; ++f) {
+    std::vector<bool> seen(cfg.block_count, false);
+    std::vector<uint32_t> post;
+    std::function<void(uint32_t)> visit = [&](uint32_t b) {
+      seen[b] = true;
+      const Cfg::Span<Cfg::Edge> succ = cfg.successors(b);
+      for (uint32_t i = succ.size; i-- > 0;) {
+        if (!seen[succ[i].to]) visit(succ[i].to);
+      }
+      post.push_back(b);
+    };
+    visit(cfg.functions[f].first_block);
+    const std::vector<uint32_t> want(post.rbegin(), post.rend());
+    EXPECT_EQ(vec(cfg.function_rpo(f)), want) << "function " << f;
+    for (uint32_t i = 0; i < want.size(); ++i) EXPECT_EQ(cfg.blocks[want[i]].rpo, cfg.functions[f].rpo_begin + i);
+  }
 }
 
 // Random single-function programs: conditional jumps, ja, exits, lddw, in
@@ -933,21 +986,40 @@ TEST(CfgScale, HundredThousandDiamonds) {
   const Built b = build(a);
   ASSERT_TRUE(b.result.ok()) << cfg_error_name(b.result.error);
   EXPECT_EQ(b.cfg.block_count, 300001u);
-  EXPECT_EQ(b.cfg.blocks[b.cfg.block_count - 1].idom, b.cfg.block_count - 2 - 2);  // the last diamond's head
   EXPECT_EQ(b.cfg.loop_count, 0u);
+  EXPECT_FALSE(b.cfg.dominators);
+  // The same inside a loop (the last join jumps back to the entry): the
+  // dominator tree is built, in linear time.
+  Asm looped;
+  for (uint32_t i = 0; i < 100000; ++i) {
+    const uint32_t at = looped.pc();
+    looped.jeq(1, static_cast<int32_t>(i), at + 3).mov(0, 1).ja(at + 4).mov(0, 2);
+  }
+  looped.jeq(2, 0, 0).exit();
+  const auto start = std::chrono::steady_clock::now();
+  const Built l = build(looped);
+  ASSERT_TRUE(l.result.ok()) << cfg_error_name(l.result.error);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(l.cfg.block_count, 300002u);
+  EXPECT_EQ(l.cfg.loop_count, 1u);
+  EXPECT_TRUE(l.cfg.dominators);
+  EXPECT_EQ(l.cfg.blocks[300000].idom, 300000u - 3);  // the last diamond's head
+  EXPECT_EQ(l.cfg.blocks[300001].idom, 300000u);
 }
 
 TEST(CfgScale, HundredThousandEarlyExitsToOneBlock) {
   // if (r1 == i) goto out; ... out: exit — the shape that makes a naive
   // predecessor order quadratic in Cooper-Harvey-Kennedy.
+  // The exit block jumps back to the entry, so that dominators are built.
   const uint32_t count = 200000;
   Asm a;
   for (uint32_t i = 0; i < count; ++i) a.jeq(1, static_cast<int32_t>(i), count + 1);
-  a.exit().exit();
+  a.exit().jeq(2, 0, 0).exit();
   const auto start = std::chrono::steady_clock::now();
   const Built b = build(a);
   ASSERT_TRUE(b.result.ok()) << cfg_error_name(b.result.error);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_TRUE(b.cfg.dominators);
   EXPECT_EQ(b.cfg.blocks[count + 1].idom, 0u);
   EXPECT_EQ(preds(b.cfg, count + 1).size(), count);
 }

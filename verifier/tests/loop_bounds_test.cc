@@ -799,6 +799,61 @@ TEST(LoopBoundsDifferential, ArgumentDependentLoops) {
 // Random counting loops (seeded): initial value, step(s), compare, width,
 // bound and test position drawn from values around the wrap points. Every
 // accepted program whose bound is small enough to run must finish within it.
+// Loop-free, call-free programs without lddw, no longer than max_insns,
+// take bound_loops' shortcut (longest_path); with a lddw they take
+// function_cost. Both must give the longest path, counted here on the
+// instructions themselves (all jumps go forward).
+TEST(LoopBoundsDifferential, LongestPathShortcutIsFunctionCost) {
+  uint64_t seed = 0x13198a2e03707344;
+  auto next = [&seed](uint64_t n) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (seed >> 33) % n;
+  };
+  for (int i = 0; i < 300; ++i) {
+    const uint32_t length = 4 + static_cast<uint32_t>(next(60));
+    std::string text;
+    for (uint32_t pc = 0; pc < length; ++pc) {
+      text.append("l").append(std::to_string(pc)).append(":\n");
+      std::string target = "l";
+      target.append(std::to_string(pc + 1 + next(length - pc)));
+      switch (next(12)) {
+        case 0: case 1: case 2:
+          text.append("jeq %r1, ").append(std::to_string(next(3))).append(", ").append(target).append("\n");
+          break;
+        case 3: case 4: text.append("jgt %r1, %r2, ").append(target).append("\n"); break;
+        case 5: {  // an if/else, whose ja skips the else
+          const std::string at = std::to_string(pc);
+          text.append("jeq %r1, 7, e").append(at).append("\nadd %r0, 1\nja j").append(at);
+          text.append("\ne").append(at).append(":\nadd %r0, 2\nj").append(at).append(":\n");
+          break;
+        }
+        default: text.append("add %r0, 1\n"); break;
+      }
+    }
+    text.append("l").append(std::to_string(length)).append(":\nexit\n");
+    const auto a = analyze(text);
+    ASSERT_EQ(a->error, "") << text;
+    ASSERT_TRUE(a->result.ok()) << text;
+    // The reference: each slot's longest run to an exit.
+    const uint32_t n = a->program.count;
+    std::vector<uint64_t> longest(n + 1, 0);
+    for (uint32_t pc = n; pc-- > 0;) {
+      const Insn& insn = a->program.insns[pc];
+      const uint32_t to = static_cast<uint32_t>(int64_t{pc} + 1 + insn.offset);
+      longest[pc] = 1 + (insn.op == Op::exit                ? 0
+                         : insn.op == Op::ja                ? longest[to]
+                         : is_conditional_jump(insn.op)     ? std::max(longest[pc + 1], longest[to])
+                                                            : longest[pc + 1]);
+    }
+    EXPECT_EQ(a->result.max_insns_executed, longest[0]) << text;
+    // A lddw first (one more instruction on every path): function_cost.
+    const auto with_lddw = analyze("lddw %r3, 5\n" + text);
+    ASSERT_EQ(with_lddw->error, "") << text;
+    ASSERT_TRUE(with_lddw->result.ok()) << text;
+    EXPECT_EQ(with_lddw->result.max_insns_executed, longest[0] + 1) << text;
+  }
+}
+
 TEST(LoopBoundsDifferential, RandomCountingLoops) {
   uint64_t seed = 0x243f6a8885a308d3;
   auto next = [&seed](uint64_t n) {

@@ -641,6 +641,29 @@ uint64_t function_cost(Work& w, uint32_t f) {
   return longest;
 }
 
+// function_cost of the common case: one function without loops, lddw or
+// calls, no longer than options.max_insns slots. Every block then costs its
+// slot count (block_cost), and no path, which runs each slot at most once,
+// can pass the limit, so check_cost would record nothing and no sum
+// saturates: only the longest path is left to find (a third of
+// function_cost's instructions).
+uint64_t longest_path(Work& w) {
+  const Cfg& cfg = w.cfg;
+  const Cfg::Span<uint32_t> order = cfg.function_rpo(0);
+  for (uint32_t b : order) w.dist[b] = 0;
+  uint64_t longest = 0;
+  for (uint32_t b : order) {
+    const uint64_t length = w.dist[b] + (cfg.blocks[b].last - cfg.blocks[b].first + 1);
+    const uint32_t begin = cfg.succ_offsets[b], end = cfg.succ_offsets[b + 1];
+    if (begin == end) longest = max_of(longest, length);  // ends in exit
+    for (uint32_t e = begin; e < end; ++e) {
+      uint64_t& dist = w.dist[cfg.edges[e].to];
+      dist = max_of(dist, length);
+    }
+  }
+  return longest;
+}
+
 LoopBoundResult too_costly(const Work& w) {
   LoopBoundResult result;
   result.error = LoopBoundError::too_costly;
@@ -683,6 +706,10 @@ LoopBoundResult bound_loops(const Cfg& cfg, const LoopFacts& facts, const LoopBo
     w.dist = arena.allocate<uint64_t>(cfg.block_count);
     if (w.dist == nullptr) {
       result.error = LoopBoundError::out_of_memory;
+      return result;
+    }
+    if (cfg.lddw_count == 0 && cfg.call_count == 0 && cfg.insn_count <= options.max_insns) {
+      result.max_insns_executed = longest_path(w);
       return result;
     }
     result.max_insns_executed = function_cost(w, 0);

@@ -45,6 +45,49 @@ uint16_t call_arguments(const Engine& e, const Insn& insn, uint8_t* known) {
   return used;
 }
 
+// The sets of registers that compute_partition_flags bounds by distance
+// (Ahead::tested and Ahead::bases), in one of two forms with the same
+// operations. OneDistance is the set for one distance: a RegSet, as the
+// passes carry it. AllDistances holds the sets of every distance 0 ..
+// kPartitionDistance at once, kRegBits bits each (bit 11 d + r: register r
+// at distance d), so that one backward pass over loop-free code computes
+// what the kPartitionDistance + 1 passes do (levels_pass). Each operation
+// below applies the RegSet one to every distance's set: they commute with
+// the packing, since no set of one distance ever reads another's bits.
+struct OneDistance {
+  using Set = RegSet;
+  static bool has(Set s, RegSet regs) { return (s & regs) != 0; }
+  static Set kill(Set s, RegSet regs) { return static_cast<Set>(s & ~regs); }
+  static Set gen(Set s, RegSet regs) { return static_cast<Set>(s | regs); }
+  static Set alu(const Insn& insn, Set s) { return alu_before(insn, s); }
+};
+
+inline constexpr uint32_t kRegBits = 11;  // r0-r10, as RegSet holds them (r10 is dropped between blocks)
+inline constexpr uint32_t kDistances = kPartitionDistance + 1;
+static_assert(kRegBits * kDistances <= 64, "every distance's set must fit one word");
+constexpr uint64_t ones_at_distances() {
+  uint64_t ones = 0;
+  for (uint32_t d = 0; d < kDistances; ++d) ones |= uint64_t{1} << (kRegBits * d);
+  return ones;
+}
+inline constexpr uint64_t kDistanceOnes = ones_at_distances();  // bit 0 of every distance's set
+
+struct AllDistances {
+  using Set = uint64_t;
+  // `regs` in the set of every distance (a RegSet has bits 0-10 only, so the
+  // product carries nothing between sets).
+  static uint64_t spread(RegSet regs) { return uint64_t{regs} * kDistanceOnes; }
+  static bool has(Set s, RegSet regs) { return (s & spread(regs)) != 0; }
+  static Set kill(Set s, RegSet regs) { return s & ~spread(regs); }
+  static Set gen(Set s, RegSet regs) { return s | spread(regs); }
+  // alu_before on each distance's set: those that hold dst (bit 0 of
+  // `holding` per set) swap it for the registers the instruction reads.
+  static Set alu(const Insn& insn, Set s) {
+    const uint64_t holding = (s >> insn.dst) & kDistanceOnes;
+    return (s & ~(holding << insn.dst)) | holding * read_regs(insn);
+  }
+};
+
 // What compute_partition_flags carries backward from the blocks ahead:
 // registers a conditional jump tests, registers a load or store uses as its
 // base, registers used as pointers (bases and call arguments), and the
@@ -53,9 +96,12 @@ uint16_t call_arguments(const Engine& e, const Insn& insn, uint8_t* known) {
 // (`if rN == 0`, 64-bit) of the register comes before the use: a pointer
 // NULL on one path and not on another splits partitions only where no test
 // of its own tells them apart (cilium re-tests `info` often; join_loss).
+// `tested` and `bases` are bounded by distance (Bounded: OneDistance or
+// AllDistances); the others are not.
+template <class Bounded>
 struct Ahead {
-  uint16_t tested = 0;
-  uint16_t bases = 0;
+  typename Bounded::Set tested = 0;
+  typename Bounded::Set bases = 0;
   uint16_t pointers = 0;
   uint16_t unchecked = 0;
   uint64_t slots = 0;
@@ -66,32 +112,35 @@ struct Ahead {
 // slot; a spill into a slot of the set adds the spilled register, and any
 // store to the slot removes it. Only r10-based accesses are followed (a
 // copy of r10 only partitions less).
-void step_back(const Engine& e, const Insn& insn, Ahead& a, uint8_t* known) {
+template <class Bounded>
+void step_back(const Engine& e, const Insn& insn, Ahead<Bounded>& a, uint8_t* known) {
+  using B = Bounded;
   const Op op = insn.op;
+  const RegSet dst = reg_bit(insn.dst);
   if (is_alu(op)) {
-    if (((a.tested | a.bases | a.pointers) & reg_bit(insn.dst)) == 0) return;  // most of them
-    a.tested = alu_before(insn, a.tested);
-    a.bases = alu_before(insn, a.bases);
+    if (!B::has(a.tested, dst) && !B::has(a.bases, dst) && (a.pointers & dst) == 0) return;  // most of them
+    a.tested = B::alu(insn, a.tested);
+    a.bases = B::alu(insn, a.bases);
     a.pointers = alu_before(insn, a.pointers);
     a.unchecked = alu_before(insn, a.unchecked);
     return;
   }
   if (is_conditional_jump(op)) {
-    a.tested = flags_before(insn, a.tested);
+    a.tested = B::gen(a.tested, static_cast<RegSet>(dst | (jump_uses_src(op) ? reg_bit(insn.src) : 0u)));
     if ((op == Op::jeq64_imm || op == Op::jne64_imm) && insn.imm == 0) {
-      a.unchecked &= static_cast<uint16_t>(~reg_bit(insn.dst));  // a NULL test: both ways know
+      a.unchecked &= static_cast<uint16_t>(~dst);  // a NULL test: both ways know
     }
     return;
   }
   if (is_load(op)) {
-    if (op == Op::ldxdw && insn.src == 10 && (a.pointers & reg_bit(insn.dst)) != 0 && insn.offset % 8 == 0) {
+    if (op == Op::ldxdw && insn.src == 10 && (a.pointers & dst) != 0 && insn.offset % 8 == 0) {
       const uint32_t slot = stack_slot(insn.offset);
       if (slot < kSlotCount) a.slots |= uint64_t{1} << slot;
-      if (slot < kSlotCount && (a.unchecked & reg_bit(insn.dst)) != 0) a.unchecked_slots |= uint64_t{1} << slot;
+      if (slot < kSlotCount && (a.unchecked & dst) != 0) a.unchecked_slots |= uint64_t{1} << slot;
     }
-    const uint16_t kept = static_cast<uint16_t>(~reg_bit(insn.dst));
-    a.tested &= kept;
-    a.bases = static_cast<uint16_t>((a.bases & kept) | reg_bit(insn.src));
+    const uint16_t kept = static_cast<uint16_t>(~dst);
+    a.tested = B::kill(a.tested, dst);
+    a.bases = B::gen(B::kill(a.bases, dst), reg_bit(insn.src));
     a.pointers = static_cast<uint16_t>((a.pointers & kept) | reg_bit(insn.src));
     a.unchecked = static_cast<uint16_t>((a.unchecked & kept) | reg_bit(insn.src));
     return;
@@ -111,20 +160,21 @@ void step_back(const Engine& e, const Insn& insn, Ahead& a, uint8_t* known) {
         }
       }
     }
-    a.bases = static_cast<uint16_t>(a.bases | reg_bit(insn.dst));
-    a.pointers = static_cast<uint16_t>(a.pointers | reg_bit(insn.dst));
-    a.unchecked = static_cast<uint16_t>(a.unchecked | reg_bit(insn.dst));
+    a.bases = B::gen(a.bases, dst);
+    a.pointers = static_cast<uint16_t>(a.pointers | dst);
+    a.unchecked = static_cast<uint16_t>(a.unchecked | dst);
     return;
   }
-  const uint16_t kept = static_cast<uint16_t>(~written_regs(insn));
-  a.tested &= kept;
-  a.bases &= kept;
+  const RegSet written = written_regs(insn);
+  const uint16_t kept = static_cast<uint16_t>(~written);
+  a.tested = B::kill(a.tested, written);
+  a.bases = B::kill(a.bases, written);
   a.pointers &= kept;
   a.unchecked &= kept;
   if (is_atomic(op)) {
-    a.bases = static_cast<uint16_t>(a.bases | reg_bit(insn.dst));
-    a.pointers = static_cast<uint16_t>(a.pointers | reg_bit(insn.dst));
-    a.unchecked = static_cast<uint16_t>(a.unchecked | reg_bit(insn.dst));
+    a.bases = B::gen(a.bases, dst);
+    a.pointers = static_cast<uint16_t>(a.pointers | dst);
+    a.unchecked = static_cast<uint16_t>(a.unchecked | dst);
   } else if (op == Op::call_helper || op == Op::call_local || op == Op::callx) {
     const uint16_t arguments = call_arguments(e, insn, known);
     a.pointers = static_cast<uint16_t>(a.pointers | arguments);
@@ -139,20 +189,28 @@ void step_back(const Engine& e, const Insn& insn, Ahead& a, uint8_t* known) {
 // far ahead uses as its base; those used as pointers (bases, call
 // arguments) at any distance before they are overwritten. And, when
 // `slots` is not null, PartitionPlan::slots: the stack slots whose fill
-// ahead is used as a pointer (step_back). Computed once: kPartitionDistance
-// + 1 backward passes over the instructions, blocks in post-order so that
-// the unbounded sets need one pass for loop-free code and one more per loop
-// nesting level (a set cut short only partitions less). `next` has room for
-// block_count entries. A fourth set (kUncheckedShift) and the second slot
-// set of each block (slots[2b + 1]) are Ahead's unchecked ones.
-void compute_partition_flags(const Engine& e, uint64_t* flags, uint64_t* next, uint64_t* slots) {
+// ahead is used as a pointer (step_back). A fourth set (kUncheckedShift)
+// and the second slot set of each block (slots[2b + 1]) are Ahead's
+// unchecked ones. This is the definition: kPartitionDistance + 1 backward
+// passes over the instructions, pass d finding the registers tested (or
+// used as bases) at most d blocks ahead from pass d - 1's, blocks in
+// post-order so that the unbounded sets need one pass for loop-free code
+// and one more per loop nesting level (a set cut short only partitions
+// less). `next` has room for block_count entries.
+constexpr uint32_t kPointerShift = 2 * kFlagBits;
+
+uint64_t pack_flags(RegSet tested, RegSet bases, RegSet pointers, RegSet unchecked) {
+  return (tested & kFlagMask) | uint64_t{bases & kFlagMask} << kFlagBits |
+         uint64_t{pointers & kFlagMask} << kPointerShift | uint64_t{unchecked & kFlagMask} << kUncheckedShift;
+}
+
+void flags_by_passes(const Engine& e, uint64_t* flags, uint64_t* next, uint64_t* slots) {
   const Cfg& cfg = e.cfg;
   const uint32_t n = cfg.block_count;
   std::memset(flags, 0, n * sizeof(uint64_t));
   std::memset(next, 0, n * sizeof(uint64_t));
   uint8_t known[256];
   std::memset(known, 0, sizeof(known));
-  constexpr uint32_t kPointerShift = 2 * kFlagBits;
   for (uint32_t step = 0; step <= kPartitionDistance; ++step) {
     bool slots_changed = false;
     for (uint32_t i = cfg.rpo_count; i-- > 0;) {
@@ -160,7 +218,7 @@ void compute_partition_flags(const Engine& e, uint64_t* flags, uint64_t* next, u
       const Cfg::Block& block = cfg.blocks[b];
       uint64_t later = 0;
       uint64_t now = 0;  // this pass's sets of the successors already done
-      Ahead a;
+      Ahead<OneDistance> a;
       for (const Cfg::Edge& edge : cfg.successors(b)) {
         later |= flags[edge.to];
         now |= next[edge.to];
@@ -174,8 +232,7 @@ void compute_partition_flags(const Engine& e, uint64_t* flags, uint64_t* next, u
       a.pointers = static_cast<uint16_t>(((later | now) >> kPointerShift) & kFlagMask);
       a.unchecked = static_cast<uint16_t>(((later | now) >> kUncheckedShift) & kFlagMask);
       for (uint32_t pc = block.last + 1; pc-- > block.first;) step_back(e, e.insns[pc], a, known);
-      next[b] = (a.tested & kFlagMask) | uint64_t{a.bases & kFlagMask} << kFlagBits |
-                uint64_t{a.pointers & kFlagMask} << kPointerShift | uint64_t{a.unchecked & kFlagMask} << kUncheckedShift;
+      next[b] = pack_flags(a.tested, a.bases, a.pointers, a.unchecked);
       if (slots != nullptr) {
         slots_changed = slots_changed || slots[2 * size_t{b}] != a.slots || slots[2 * size_t{b} + 1] != a.unchecked_slots;
         slots[2 * size_t{b}] = a.slots;
@@ -186,6 +243,65 @@ void compute_partition_flags(const Engine& e, uint64_t* flags, uint64_t* next, u
     // (flags, next and slots), so every later pass would repeat it.
     if (!slots_changed && std::memcmp(flags, next, n * sizeof(uint64_t)) == 0) break;
     std::memcpy(flags, next, n * sizeof(uint64_t));
+  }
+}
+
+// The same flags and slots for a CFG without loops, in one backward pass
+// (the passes' cost was most of verifying a program of diamonds). Without
+// a retreating edge, post-order visits every successor of a block before
+// it, so:
+//  - the unbounded sets (pointers, unchecked, slots) are final after the
+//    passes' first pass, which read every successor's from this pass
+//    (`now`; `later` is empty then and a subset of `now` after), and the
+//    later passes recompute them unchanged;
+//  - pass d's bounded sets of a block are its instructions stepped back
+//    from the union of pass d - 1's sets of its successors (r10 dropped,
+//    as the packed flags drop it), the empty set for d = 0; which is what
+//    this pass computes for every d at once (AllDistances), the sets of
+//    the successors at distance d - 1 moved up one distance. The passes'
+//    result is pass kPartitionDistance's, or an earlier one's that equals
+//    it (they stop when a pass changes nothing); the sets of distance
+//    kPartitionDistance here.
+// `levels` has room for 2 block_count entries (each block's tested and
+// bases sets, every distance); partition_plan_test compares this with
+// flags_by_passes.
+void flags_in_one_pass(const Engine& e, uint64_t* flags, uint64_t* levels, uint64_t* slots) {
+  const Cfg& cfg = e.cfg;
+  if (cfg.rpo_count != cfg.block_count) std::memset(flags, 0, cfg.block_count * sizeof(uint64_t));  // unreachable ones
+  uint8_t known[256];
+  std::memset(known, 0, sizeof(known));
+  // Distance d - 1's sets of a successor as distance d's (the last drops
+  // off), r10 cleared from each.
+  constexpr uint64_t kRegsAhead = (kFlagMask * kDistanceOnes) & ((uint64_t{1} << (kRegBits * (kDistances - 1))) - 1);
+  constexpr uint32_t kTop = kRegBits * (kDistances - 1);  // distance kPartitionDistance's set
+  for (uint32_t i = cfg.rpo_count; i-- > 0;) {
+    const uint32_t b = cfg.rpo[i];
+    const Cfg::Block& block = cfg.blocks[b];
+    Ahead<AllDistances> a;
+    uint64_t ahead = 0;
+    for (const Cfg::Edge& edge : cfg.successors(b)) {
+      const uint64_t to = edge.to;
+      a.tested |= levels[2 * to];
+      a.bases |= levels[2 * to + 1];
+      ahead |= flags[to];
+      if (slots != nullptr) {
+        a.slots |= slots[2 * to];
+        a.unchecked_slots |= slots[2 * to + 1];
+      }
+    }
+    a.tested = (a.tested & kRegsAhead) << kRegBits;
+    a.bases = (a.bases & kRegsAhead) << kRegBits;
+    a.pointers = static_cast<uint16_t>((ahead >> kPointerShift) & kFlagMask);
+    a.unchecked = static_cast<uint16_t>((ahead >> kUncheckedShift) & kFlagMask);
+    for (uint32_t pc = block.last + 1; pc-- > block.first;) step_back(e, e.insns[pc], a, known);
+    levels[2 * size_t{b}] = a.tested;
+    levels[2 * size_t{b} + 1] = a.bases;
+    flags[b] = pack_flags(static_cast<RegSet>(a.tested >> kTop), static_cast<RegSet>(a.bases >> kTop), a.pointers,
+                          a.unchecked);
+    if (slots != nullptr) {
+      slots[2 * size_t{b}] = a.slots;
+      slots[2 * size_t{b} + 1] = a.unchecked_slots;
+    }
   }
 }
 
@@ -219,29 +335,57 @@ uint16_t flags_before(const Insn& insn, uint16_t live) {
   return alu_before(insn, live);
 }
 
-bool plan_partitions(Engine& e, PartitionPlan& plan) {
+namespace {
+
+// plan_partitions, in one pass where the CFG has no loop unless `passes`.
+bool make_plan(Engine& e, PartitionPlan& plan, bool passes) {
   plan = PartitionPlan{};
   if (!has_join(e.cfg) || !e.options.privileged) return true;  // partitioned() is false otherwise
+  const bool one_pass = !passes && e.cfg.loop_count == 0;
   const size_t bytes = sizeof(uint64_t) * size_t{e.cfg.block_count};
+  const size_t next_bytes = one_pass ? 2 * bytes : bytes;
   const size_t slot_bytes = has_stack_fill(e) ? 2 * sizeof(uint64_t) * size_t{e.cfg.block_count} : 0;
   void* flags = e.pool.allocate_raw(bytes);
-  void* next = e.pool.allocate_raw(bytes);
+  void* next = e.pool.allocate_raw(next_bytes);
   void* slots = slot_bytes != 0 ? e.pool.allocate_raw(slot_bytes) : nullptr;
   if (flags == nullptr || next == nullptr || (slot_bytes != 0 && slots == nullptr)) {
     e.pool.release_raw(flags, bytes);
-    e.pool.release_raw(next, bytes);
+    e.pool.release_raw(next, next_bytes);
     e.pool.release_raw(slots, slot_bytes);
     return false;
   }
-  compute_partition_flags(e, static_cast<uint64_t*>(flags), static_cast<uint64_t*>(next),
-                          static_cast<uint64_t*>(slots));
-  e.pool.release_raw(next, bytes);
-  plan.flags = static_cast<uint64_t*>(flags);
-  plan.slots = static_cast<uint64_t*>(slots);
+  auto* const flag_sets = static_cast<uint64_t*>(flags);
+  auto* const slot_sets = static_cast<uint64_t*>(slots);
+  if (one_pass) flags_in_one_pass(e, flag_sets, static_cast<uint64_t*>(next), slot_sets);
+  else flags_by_passes(e, flag_sets, static_cast<uint64_t*>(next), slot_sets);
+  e.pool.release_raw(next, next_bytes);
+  plan.flags = flag_sets;
+  plan.slots = slot_sets;
   plan.flag_bytes = bytes;
   plan.slot_bytes = slot_bytes;
   return true;
 }
+
+}  // namespace
+
+bool plan_partitions(Engine& e, PartitionPlan& out) {
+  if (!make_plan(e, out, false)) return false;
+#ifndef NDEBUG
+  // A debug build checks the one pass against the passes on every program
+  // it verifies (the corpus tests included); a check that cannot get its
+  // memory is skipped.
+  PartitionPlan passes;
+  if (e.cfg.loop_count == 0 && out.flags != nullptr && make_plan(e, passes, true)) {
+    const bool same = std::memcmp(out.flags, passes.flags, out.flag_bytes) == 0 &&
+                      (out.slots == nullptr || std::memcmp(out.slots, passes.slots, out.slot_bytes) == 0);
+    release_plan(e.pool, passes);
+    if (!same) __builtin_trap();
+  }
+#endif
+  return true;
+}
+
+bool plan_partitions_by_passes(Engine& e, PartitionPlan& out) { return make_plan(e, out, true); }
 
 void release_plan(StatePool& pool, PartitionPlan& plan) {
   pool.release_raw(plan.slots, plan.slot_bytes);

@@ -15,12 +15,14 @@ namespace {
 // different paths (update_alu_sanitation_state: "tried to add from
 // different maps, paths or scalars"), which a join reproduces and
 // partitions would hide.
+// (plan_partitions leaves the plan empty for them, so plan.flags is null.)
+// Most merges go where the plan compares nothing: a block whose flags and
+// slot set are empty is one test.
 bool partitioned(const Fixpoint& fx, uint32_t b) {
-  const Engine& e = fx.e;
   const PartitionPlan& plan = fx.plan;
-  return plan.flags != nullptr && e.options.privileged &&
-         (plan.flags[b] != 0 || (plan.slots != nullptr && plan.slots[2 * size_t{b}] != 0)) &&
-         e.cfg.blocks[b].loop == Cfg::kNone && (fx.facts.index == nullptr || fx.facts.index[b] == Cfg::kNone);
+  if (plan.flags == nullptr) return false;
+  if ((plan.flags[b] | (plan.slots != nullptr ? plan.slots[2 * size_t{b}] : 0)) == 0) return false;
+  return fx.e.cfg.blocks[b].loop == Cfg::kNone && (fx.facts.index == nullptr || fx.facts.index[b] == Cfg::kNone);
 }
 
 // Whether the join of x and y is as usable as each (a pointer on one path
@@ -81,8 +83,8 @@ uint32_t join_loss(const State& a, const State& b, uint64_t flags, const uint64_
   const RegState* x = a.top().regs;
   const RegState* y = b.top().regs;
   uint32_t loss = 0;
-  for (uint32_t r = 0; r < kFlagBits; ++r) {
-    if (((usable >> r) & 1u) == 0) continue;
+  for (uint32_t left = usable; left != 0; left &= left - 1) {  // the registers of `usable`, in order
+    const auto r = static_cast<uint32_t>(__builtin_ctz(left));
     if (x[r].kind == RegKind::scalar && y[r].kind == RegKind::scalar) {
       if (((exact >> r) & 1u) == 0) continue;
       const bool cx = x[r].value.is_const();

@@ -69,8 +69,12 @@ struct PartitionPlan {
 };
 
 // Runs the backward pre-pass into pool memory; false when the pool is
-// exhausted (nothing is left allocated).
+// exhausted (nothing is left allocated). One pass over the instructions
+// when the CFG has no loop, else kPartitionDistance + 1.
 [[nodiscard]] bool plan_partitions(Engine& e, PartitionPlan& plan);
+// The same plan, always by kPartitionDistance + 1 passes: the definition,
+// which partition_plan_test compares plan_partitions' one pass with.
+[[nodiscard]] bool plan_partitions_by_passes(Engine& e, PartitionPlan& plan);
 void release_plan(StatePool& pool, PartitionPlan& plan);
 
 // Backward over one instruction: the registers whose values before it the

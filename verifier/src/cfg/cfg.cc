@@ -1,10 +1,11 @@
 // Builds the CFG in phases, each linear or near-linear, none recursive:
 //   1. function entries, leaders, blocks, edges, call sites (and a cheap
 //      re-check of the decoder's guarantees);
-//   2. reverse post-order per function (iterative DFS);
+//   2. reverse post-order per function (iterative DFS), counting the
+//      retreating edges;
 //   3. call graph: recursion, call depth; then unreachable code;
-//   4. dominators (Cooper-Harvey-Kennedy) and the dominator tree's intervals;
-//      irreducible control flow;
+//   4. only where some edge retreats: dominators (Cooper-Harvey-Kennedy)
+//      and the dominator tree's intervals; irreducible control flow;
 //   5. the loop forest (natural loops merged per header, nested with a
 //      union-find as in Havlak, "Nesting of Reducible and Irreducible Loops",
 //      TOPLAS 1997), its pre-order, bodies, back edges and exits.
@@ -228,94 +229,117 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
     if (last != Op::exit && last != Op::ja) return broken_contract(last == Op::lddw_tail ? end - 2 : end - 1);
   }
 
-  // Blocks, one per leader in pc order (slot 0 leads the first), then
-  // their edge counts.
-  uint32_t b = 0, f = 0;
-  for (uint32_t pc = 0; pc < n; pc = next_bit(leaders, pc + 1, n), ++b) {
-    if (b > 0) {
-      cfg.blocks[b - 1].last = pc - 1;
-      if (test_bit(entries, pc)) cfg.functions[++f].first_block = b;
-    }
-    cfg.blocks[b] = {pc, 0, f, kNone, kNone, kNone, 0, 0};
+  // One pass over the leaders: blocks in pc order (slot 0 leads the
+  // first), their call sites and edges (a conditional jump's not-taken edge
+  // first), and each target's count of incoming edges. A jump must stay in
+  // its function (whose slot range is known, while the target's block may
+  // not be laid out yet); a callee is the function entered at the target.
+  uint32_t b = 0, f = 0, e = 0, c = 0;
+  const auto function_at = [&](uint32_t entry) {
+    return partition_index(uint32_t{1}, function_count, [&](uint32_t g) { return cfg.functions[g].entry <= entry; }) - 1;
+  };
+  for (uint32_t first = 0; first < n; ++b) {
+    const uint32_t next_first = next_bit(leaders, first + 1, n);
+    if (b > 0 && test_bit(entries, first)) cfg.functions[++f].first_block = b;
+    cfg.blocks[b] = {first, next_first - 1, f, kNone, kNone, kNone, 0, 0};
     ++cfg.functions[f].block_count;
-  }
-  cfg.blocks[block_count - 1].last = n - 1;
-  uint32_t edges = 0;
-  for (b = 0; b < block_count; ++b) {
-    const Op op = insns[terminator_pc(cfg, b)].op;
-    edges += op == Op::exit ? 0 : is_conditional_jump(op) ? 2 : 1;
-    cfg.succ_offsets[b + 1] = edges;
-  }
-  if (edges != edge_count) return broken_contract(0);
-
-  // Edges (a conditional jump's not-taken edge first) and call sites.
-  uint32_t e = 0, c = 0;
-  for (b = 0; b < block_count; ++b) {
-    const Cfg::Block& block = cfg.blocks[b];
-    for (uint32_t pc = block.first; call_count != 0 && pc <= block.last; ++pc) {
+    for (uint32_t pc = first; call_count != 0 && pc < next_first; ++pc) {
       if (insns[pc].op != Op::call_local && insns[pc].op != Op::lddw_code_addr) continue;
       const uint32_t to = insns[pc].op == Op::call_local
                               ? target(insns[pc], pc)
                               : static_cast<uint32_t>(code_target_of(insns[pc], pc, n));
-      const uint32_t callee = cfg.blocks[block_at(to)].function;
-      if (cfg.functions[block.function].call_count++ == 0) cfg.functions[block.function].call_begin = c;
-      cfg.calls[c++] = {pc, b, block.function, callee};
+      if (cfg.functions[f].call_count++ == 0) cfg.functions[f].call_begin = c;
+      cfg.calls[c++] = {pc, b, f, function_at(to)};
     }
     const uint32_t pc = terminator_pc(cfg, b);
     const Op op = insns[pc].op;
-    const uint32_t next = b + 1;
+    // The edge count carved above follows from decode()'s guarantees; a
+    // block with more edges than are left breaks them (checked before the
+    // write, as the count was before).
+    const uint32_t out = op == Op::exit ? 0 : is_conditional_jump(op) ? 2 : 1;
+    if (out > edge_count - e) return broken_contract(0);
     if (op == Op::ja || is_conditional_jump(op)) {
-      const uint32_t to = block_at(target(insns[pc], pc));
-      if (cfg.blocks[to].function != block.function) return broken_contract(pc);
-      if (op != Op::ja) cfg.edges[e++] = {b, next, Cfg::EdgeKind::not_taken};
+      const uint32_t to_pc = target(insns[pc], pc);
+      if (to_pc < cfg.functions[f].entry || to_pc >= cfg.functions[f].end) return broken_contract(pc);
+      const uint32_t to = block_at(to_pc);
+      if (op != Op::ja) {
+        cfg.edges[e++] = {b, b + 1, Cfg::EdgeKind::not_taken};
+        ++cfg.pred_offsets[b + 1];
+      }
       cfg.edges[e++] = {b, to, op == Op::ja ? Cfg::EdgeKind::jump : Cfg::EdgeKind::taken};
+      ++cfg.pred_offsets[to];
     } else if (op != Op::exit) {
-      cfg.edges[e++] = {b, next, Cfg::EdgeKind::fall};
+      cfg.edges[e++] = {b, b + 1, Cfg::EdgeKind::fall};
+      ++cfg.pred_offsets[b + 1];
     }
+    cfg.succ_offsets[b + 1] = e;
+    first = next_first;
   }
+  if (e != edge_count) return broken_contract(0);
 
-  // Predecessors: counting sort of the edges by target.
-  for (e = 0; e < edge_count; ++e) ++cfg.pred_offsets[cfg.edges[e].to + 1];
-  for (b = 0; b < block_count; ++b) cfg.pred_offsets[b + 1] += cfg.pred_offsets[b];
-  for (e = 0; e < edge_count; ++e) cfg.pred_edges[cfg.pred_offsets[cfg.edges[e].to]++] = e;
-  for (b = block_count; b > 0; --b) cfg.pred_offsets[b] = cfg.pred_offsets[b - 1];
-  cfg.pred_offsets[0] = 0;
+  // Predecessors: a counting sort of the edges by target. pred_offsets[t]
+  // holds t's count; summed up to and including t it is the end of t's
+  // group, and filling each group from its end, edges last to first,
+  // leaves it at the group's start with the edges in order.
+  for (uint32_t t = 0, sum = 0; t < block_count; ++t) {
+    sum += cfg.pred_offsets[t];
+    cfg.pred_offsets[t] = sum;
+  }
+  cfg.pred_offsets[block_count] = edge_count;
+  for (e = edge_count; e-- > 0;) cfg.pred_edges[--cfg.pred_offsets[cfg.edges[e].to]] = e;
   return {};
 }
 
 // Phase 2. Successors are visited last edge first so that, for an if/else,
-// the RPO follows the pc order.
-CfgResult build_rpo(Arena& arena, Cfg& cfg) {
+// the RPO follows the pc order. `retreating` counts the edges to a block
+// still on the DFS stack: the DFS's back edges, which are exactly the
+// edges that do not go forward in the RPO it yields (a tree, forward or
+// cross edge reaches a block that finishes first, so comes later in RPO).
+// The post-order is written from the end of the function's share of
+// Cfg::rpo down, so that when every block is reachable it is the RPO at
+// once, each block's index known when it finishes.
+CfgResult build_rpo(Arena& arena, Cfg& cfg, uint32_t& retreating) {
+  // Marks a block on the stack: never an RPO index, those being below
+  // block_count (so this cannot fail: cfg_arena_bound of that many slots
+  // is hundreds of gigabytes).
+  constexpr uint32_t kOnStack = kNone - 1;
+  if (cfg.block_count >= kOnStack) return kOutOfMemory;
   const size_t mark = arena.mark();
   Frame* stack = arena.allocate<Frame>(cfg.block_count);
   if (stack == nullptr) return kOutOfMemory;
-  constexpr uint32_t kSeen = 0;  // any value but kNone; replaced by the RPO index
   uint32_t total = 0;
+  retreating = 0;
   for (uint32_t f = 0; f < cfg.function_count; ++f) {
     Cfg::Function& function = cfg.functions[f];
     const uint32_t entry = function.first_block;
-    uint32_t count = 0, depth = 0;
-    cfg.blocks[entry].rpo = kSeen;
+    const uint32_t end = total + function.block_count;  // (total <= first_block: end <= block_count)
+    uint32_t at = end, depth = 0;
+    cfg.blocks[entry].rpo = kOnStack;
     stack[depth++] = {entry, cfg.succ_offsets[entry + 1] - cfg.succ_offsets[entry]};
     while (depth > 0) {
       Frame& top = stack[depth - 1];
       if (top.cursor == 0) {
-        cfg.rpo[total + count++] = top.node;  // post-order for now
+        cfg.rpo[--at] = top.node;
+        cfg.blocks[top.node].rpo = at;
         --depth;
         continue;
       }
       const uint32_t to = cfg.edges[cfg.succ_offsets[top.node] + --top.cursor].to;
-      if (cfg.blocks[to].rpo != kNone) continue;
-      cfg.blocks[to].rpo = kSeen;
+      const uint32_t seen = cfg.blocks[to].rpo;
+      if (seen != kNone) {
+        retreating += seen == kOnStack ? 1 : 0;
+        continue;
+      }
+      cfg.blocks[to].rpo = kOnStack;
       stack[depth++] = {to, cfg.succ_offsets[to + 1] - cfg.succ_offsets[to]};
     }
-    uint32_t* order = cfg.rpo + total;
-    for (uint32_t i = 0, j = count - 1; i < j; ++i, --j) {
-      const uint32_t swap = order[i];
-      order[i] = order[j];
-      order[j] = swap;
+    // Blocks that no path reaches leave the order short: move it down.
+    const uint32_t count = end - at;
+    for (uint32_t i = 0; at != total && i < count; ++i) {
+      const uint32_t b = cfg.rpo[at + i];
+      cfg.rpo[total + i] = b;
+      cfg.blocks[b].rpo = total + i;
     }
-    for (uint32_t i = 0; i < count; ++i) cfg.blocks[order[i]].rpo = total + i;
     function.rpo_begin = total;
     function.rpo_count = count;
     total += count;
@@ -381,7 +405,18 @@ CfgResult check_calls(const CfgOptions& options, Arena& arena, Cfg& cfg) {
     }
   }
 
-  for (uint32_t b = 0; b < cfg.block_count; ++b) {
+  // The first block that no path reaches, or in a function never called.
+  // When every block is reachable in its function, the first block of the
+  // first function never called (functions and blocks are both in pc order).
+  const bool all_reachable = cfg.rpo_count == cfg.block_count;
+  for (uint32_t f = 0; all_reachable && f < cfg.function_count; ++f) {
+    if (cfg.functions[f].depth == 0) {
+      cfg.first_unreachable_pc = cfg.functions[f].entry;
+      if (options.reject_unreachable) return fail(CfgError::unreachable, cfg.first_unreachable_pc);
+      break;
+    }
+  }
+  for (uint32_t b = 0; !all_reachable && b < cfg.block_count; ++b) {
     if (!cfg.reachable(b) || cfg.functions[cfg.blocks[b].function].depth == 0) {
       cfg.first_unreachable_pc = cfg.blocks[b].first;
       if (options.reject_unreachable) return fail(CfgError::unreachable, cfg.first_unreachable_pc);
@@ -401,13 +436,16 @@ uint32_t intersect(const Cfg& cfg, uint32_t a, uint32_t b) {
   return a;
 }
 
-// Phase 4. One CHK pass over each function's RPO, taking only predecessors
+// Phase 4, for a graph with a retreating edge (phase 2 counted them): a
+// loop-free graph is reducible and nothing reads its dominators (ADR 0051).
+// One CHK pass over each function's RPO, taking only predecessors
 // already processed (those earlier in RPO): that computes the dominators of
 // the graph without its retreating edges. If every retreating edge targets a
 // block dominating its source — reducibility — adding those edges back
 // changes no dominator, so the pass is exact and CHK's second pass would
 // change nothing. Otherwise the graph is irreducible and rejected.
-CfgResult build_dominators(Arena& arena, Cfg& cfg, uint32_t& retreating) {
+CfgResult build_dominators(Arena& arena, Cfg& cfg) {
+  cfg.dominators = true;
   for (uint32_t f = 0; f < cfg.function_count; ++f) {
     const Cfg::Span<uint32_t> order = cfg.function_rpo(f);
     for (uint32_t i = 1; i < order.size; ++i) {
@@ -456,15 +494,12 @@ CfgResult build_dominators(Arena& arena, Cfg& cfg, uint32_t& retreating) {
   }
   arena.release_to(mark);
 
-  // The retreating edges, counted for phase 5: none (loop-free code) leaves
-  // it nothing to do.
-  retreating = 0;
+  // Every retreating edge must be a back edge.
   for (uint32_t b = 0; b < cfg.block_count; ++b) {
     if (!cfg.reachable(b)) continue;
     for (const Cfg::Edge& edge : cfg.successors(b)) {
       if (cfg.blocks[edge.to].rpo > cfg.blocks[b].rpo) continue;
       if (!cfg.dominates(edge.to, b)) return fail(CfgError::irreducible_loop, terminator_pc(cfg, b));
-      ++retreating;
     }
   }
   return {};
@@ -505,7 +540,7 @@ CfgResult carve_loops(Arena& arena, Cfg& cfg, uint32_t loop_count, uint32_t back
   return {};
 }
 
-// Loop-free code (no retreating edge: phase 4 counted them) has an empty
+// Loop-free code (no retreating edge: phase 2 counted them) has an empty
 // forest: the offset arrays, all 0, and no scan of the edges.
 CfgResult no_loops(Arena& arena, Cfg& cfg) { return carve_loops(arena, cfg, 0, 0); }
 
@@ -668,9 +703,11 @@ CfgResult build_loops(Arena& arena, Cfg& cfg) {
 }
 
 // A program that is one block without calls (a call of slot 0 would be
-// recursion) has a trivial RPO, dominator tree and call graph and no loop,
-// as phases 2-5 would find; running them would cost more than the rest of
-// verifying such a program. Sets what they would (the arrays are carved).
+// recursion) has a trivial RPO and call graph, and no loop unless the block
+// jumps to itself, as phases 2-5 would find; running them would cost more
+// than the rest of verifying such a program. Sets what they would (the
+// arrays are carved), but for the dominators, which the caller sets when
+// the block loops.
 void order_single_block(Cfg& cfg) {
   cfg.rpo[0] = 0;
   cfg.rpo_count = 1;
@@ -679,15 +716,18 @@ void order_single_block(Cfg& cfg) {
   function.rpo_count = 1;
   function.depth = 1;
   cfg.max_call_depth = 1;
-  Cfg::Block& block = cfg.blocks[0];
-  block.rpo = 0;
-  block.dom_pre = 1;  // the dominator tree's numbering starts at 1
-  block.dom_end = 2;
+  cfg.blocks[0].rpo = 0;
 }
 
 CfgResult finish_single_block(Arena& arena, Cfg& cfg) {
   order_single_block(cfg);
-  return build_loops(arena, cfg);  // (the block may jump to itself: a loop)
+  if (cfg.edge_count == 0) return no_loops(arena, cfg);
+  // Its only edge is a ja to itself (a block that ends otherwise has no
+  // successor in a one-block program): a loop, whose header is the entry.
+  cfg.dominators = true;
+  cfg.blocks[0].dom_pre = 1;  // the dominator tree's numbering starts at 1
+  cfg.blocks[0].dom_end = 2;
+  return build_loops(arena, cfg);
 }
 
 // Straight-line code (no jump, call or lddw; one exit, the last slot): the
@@ -731,6 +771,21 @@ bool build_straight_line(const Program& program, Arena& arena, Cfg& cfg, CfgResu
   return true;
 }
 
+// Phases 1-5, for any program but a straight line. Not inlined into
+// build_cfg: the registers its loops need would make every call save and
+// restore them, a straight line's included.
+[[gnu::noinline]] CfgResult build_phases(const Program& program, const CfgOptions& options, Arena& arena,
+                                         Cfg& cfg) {
+  CfgResult result = build_blocks(program, arena, cfg);
+  if (result.ok() && cfg.block_count == 1 && cfg.call_count == 0) return finish_single_block(arena, cfg);
+  uint32_t retreating = 0;
+  if (result.ok()) result = build_rpo(arena, cfg, retreating);
+  if (result.ok()) result = check_calls(options, arena, cfg);
+  if (result.ok() && retreating != 0) result = build_dominators(arena, cfg);
+  if (result.ok()) result = retreating == 0 ? no_loops(arena, cfg) : build_loops(arena, cfg);
+  return result;
+}
+
 }  // namespace
 
 CfgResult build_cfg(const Program& program, const CfgOptions& options, Arena& arena, Cfg& out) {
@@ -744,14 +799,7 @@ CfgResult build_cfg(const Program& program, const CfgOptions& options, Arena& ar
   cfg.insn_count = program.count;
   CfgResult result;
   if (build_straight_line(program, arena, cfg, result)) return result;
-  result = build_blocks(program, arena, cfg);
-  if (result.ok() && cfg.block_count == 1 && cfg.call_count == 0) return finish_single_block(arena, cfg);
-  if (result.ok()) result = build_rpo(arena, cfg);
-  if (result.ok()) result = check_calls(options, arena, cfg);
-  uint32_t retreating = 0;
-  if (result.ok()) result = build_dominators(arena, cfg, retreating);
-  if (result.ok()) result = retreating == 0 ? no_loops(arena, cfg) : build_loops(arena, cfg);
-  return result;
+  return build_phases(program, options, arena, cfg);
 }
 
 size_t cfg_arena_bound(uint32_t insn_count) {

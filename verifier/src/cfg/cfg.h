@@ -1,7 +1,8 @@
 // Stage 2: decoded Program -> control-flow graph. Per function (the entry and
 // every call_local target): basic blocks, successor and predecessor lists,
-// reverse post-order, dominator tree and natural loops; for the program: call
-// sites and the call graph (recursion, call depth). Internal to libkeel.
+// reverse post-order, natural loops and, in a graph with a loop, the
+// dominator tree; for the program: call sites and the call graph
+// (recursion, call depth). Internal to libkeel.
 #pragma once
 
 #include <cstddef>
@@ -79,9 +80,11 @@ struct Cfg {
     uint32_t first, last;    // slot range, inclusive; a lddw's two slots are never split
     uint32_t function;
     uint32_t rpo;            // index into Cfg::rpo; kNone when unreachable in its function
-    uint32_t idom;           // immediate dominator; kNone for the entry and unreachable blocks
+    uint32_t idom;           // immediate dominator; kNone for the entry and unreachable blocks,
+                             // and for every block when !Cfg::dominators
     uint32_t loop;           // innermost loop containing the block, kNone outside loops
-    uint32_t dom_pre, dom_end;  // this block's dominator subtree is dom_pre numbers [dom_pre, dom_end)
+    uint32_t dom_pre, dom_end;  // this block's dominator subtree is dom_pre numbers [dom_pre, dom_end);
+                                // 0, 0 when unreachable or !Cfg::dominators
   };
   struct Function {
     uint32_t entry, end;            // slot range [entry, end)
@@ -137,6 +140,12 @@ struct Cfg {
   uint32_t lddw_count = 0;                 // lddw instructions (two slots each), reachable or not
   uint32_t max_call_depth = 0;             // frames on the longest call chain from the entry
   uint32_t first_unreachable_pc = kNone;
+  // Whether the dominator tree (Block::idom, dom_pre, dom_end) was built:
+  // exactly when some edge retreats in RPO, i.e. the graph has a loop
+  // (loop_count > 0; an irreducible one is rejected). Only the loop passes
+  // read dominators, and on loop-free code computing them was about a third
+  // of build_cfg (ADR 0051). Without them dominates() is false for every pair.
+  bool dominators = false;
 
   Span<Edge> successors(uint32_t b) const {
     return {edges + succ_offsets[b], succ_offsets[b + 1] - succ_offsets[b]};
@@ -157,7 +166,8 @@ struct Cfg {
     return partition_index(uint32_t{1}, block_count, [&](uint32_t b) { return blocks[b].first <= pc; }) - 1;
   }
   bool reachable(uint32_t b) const { return blocks[b].rpo != kNone; }
-  // O(1) through the dominator tree's pre-order intervals. Reflexive.
+  // O(1) through the dominator tree's pre-order intervals. Reflexive when
+  // `dominators`; false for every pair otherwise (empty intervals).
   bool dominates(uint32_t a, uint32_t b) const {
     return reachable(a) && reachable(b) && blocks[a].dom_pre <= blocks[b].dom_pre &&
            blocks[b].dom_pre < blocks[a].dom_end;
@@ -196,10 +206,11 @@ inline uint32_t terminator_pc(const Cfg& cfg, uint32_t b) {
 // irreducible_loop (out_of_memory can come at any point). Recursion and call
 // depth follow only calls in reachable code.
 // Cost: O(n + e) for blocks, edges, RPO, loops (up to inverse Ackermann for
-// the loop forest's union-find); dominators by Cooper-Harvey-Kennedy, "A
-// Simple, Fast Dominance Algorithm" (2001), one pass on RPO (on a reducible
-// graph, the only kind accepted, it is exact), O(n * dominator-tree depth)
-// in the worst case and linear on chains of early exits.
+// the loop forest's union-find); where an edge retreats (and only there:
+// Cfg::dominators), dominators by Cooper-Harvey-Kennedy, "A Simple, Fast
+// Dominance Algorithm" (2001), one pass on RPO (on a reducible graph, the
+// only kind accepted, it is exact), O(n * dominator-tree depth) in the
+// worst case and linear on chains of early exits.
 // Loops are natural loops (Aho-Sethi-Ullman, "Compilers" §9.6): a retreating
 // edge in RPO whose target does not dominate its source is irreducible_loop.
 // Linux accepts some irreducible shapes through its path-sensitive search;
