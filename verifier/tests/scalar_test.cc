@@ -5,6 +5,7 @@
 // for the idioms the verifier must accept as Linux does.
 #include "concrete_ops.h"
 #include "domain/scalar.h"
+#include "domain/scalar_parts.h"
 
 #include <gtest/gtest.h>
 
@@ -1438,6 +1439,53 @@ TEST(ScalarFastPath, JoinsToItselfIsExact) {
     }
   }
   EXPECT_GT(yes, 300);
+}
+
+// scalar_parts::settled(s) skips a reduction round: it must say yes only
+// when a round leaves s as it is (the reference round, compared field by
+// field), on values that are reduced already (the common case it is for),
+// on reduced values with one component moved one step looser or tighter
+// (its boundary), and on arbitrary ones; and reduce() with the skip must
+// still match the full reduction on all of them.
+TEST(ScalarFastPath, SettledValuesAreLeftAsTheyAreByARound) {
+  RawRng rng;
+  int yes = 0, no = 0;
+  auto check = [&](const Scalar& s) {
+    ASSERT_TRUE(same_reduction(s));
+    if (scalar_parts::is_small(s)) return;
+    if (!scalar_parts::settled(s)) {
+      ++no;
+      return;
+    }
+    ++yes;
+    Scalar round = s;
+    ASSERT_TRUE(reference::reduce_round(round)) << show(s) << ": settled, but a round finds it empty";
+    ASSERT_TRUE(round == s) << show(s) << ": settled, but a round gives " << show(round);
+  };
+  for (int i = 0; i < 60000; ++i) {
+    const Scalar raw = rng.scalar();
+    check(raw);
+    Scalar s = raw;
+    if (!reference::reduce(s)) continue;
+    check(s);
+    const auto d = static_cast<int>(rng.next() % 5) - 2;
+    switch (rng.next() % 10) {
+      case 0: s.umin += static_cast<uint64_t>(d); break;
+      case 1: s.umax += static_cast<uint64_t>(d); break;
+      case 2: s.smin = s64(u64(s.smin) + static_cast<uint64_t>(d)); break;
+      case 3: s.smax = s64(u64(s.smax) + static_cast<uint64_t>(d)); break;
+      case 4: s.u32_min += static_cast<uint32_t>(d); break;
+      case 5: s.u32_max += static_cast<uint32_t>(d); break;
+      case 6: s.s32_min = static_cast<int32_t>(static_cast<uint32_t>(s.s32_min) + static_cast<uint32_t>(d)); break;
+      case 7: s.s32_max = static_cast<int32_t>(static_cast<uint32_t>(s.s32_max) + static_cast<uint32_t>(d)); break;
+      case 8: s.bits.mask ^= uint64_t{1} << (rng.next() % 64); s.bits.value &= ~s.bits.mask; break;
+      default: s.bits.value ^= uint64_t{1} << (rng.next() % 64); s.bits.value &= ~s.bits.mask; break;
+    }
+    check(s);
+  }
+  // Both answers must be common, or the comparison proves little.
+  EXPECT_GT(yes, 20000);
+  EXPECT_GT(no, 20000);
 }
 
 }  // namespace

@@ -169,6 +169,9 @@ KEEL_HOT Scalar wide_low(uint64_t lo, uint64_t hi) {
 
 // reduce()'s rounds (scalar_reduce.cc), out of line.
 bool reduce_rounds(Scalar& s);
+// For a value that is not small (is_small): a reduction round would leave
+// it as it is (scalar_reduce.cc).
+bool settled(const Scalar& s);
 
 // reduce() (scalar.h), inline here so that the domain's own callers keep
 // its shortcuts inline as they did when the domain was one file.
