@@ -232,10 +232,34 @@ KEEL_HOT bool low_words_settled(Range r, uint32_t a, uint32_t b) {
          in_circle(static_cast<uint32_t>(r.smin), a, b) && in_circle(static_cast<uint32_t>(r.smax), a, b);
 }
 
-// tnum::intersect(t, m, t) leaves t as it is.
-KEEL_HOT bool meet_settled(Tnum t, Tnum m) {
-  Tnum out;
-  return tnum::intersect(t, m, out) && out.value == t.value && out.mask == t.mask;
+// For a tnum t with no value bit under its mask and lo, hi members of t:
+// the meet with range(lo, hi) leaves t iff t has no unknown bit above the
+// highest bit where lo and hi differ. (range(lo, hi) knows exactly the bits
+// above that one, and there lo is a member, so they agree with t where t
+// knows them: no conflict, and the meet's mask is t.mask & delta.) The
+// same holds for the low word: widen_low(range(lo, hi)) of lo, hi < 2^32
+// constrains only the low bits. msb(mask) <= msb(chi) is written without
+// a bit scan: msb(chi) < msb(mask) iff chi < mask and chi < chi ^ mask.
+KEEL_HOT bool mask_within(uint64_t mask, uint64_t chi) { return !(chi < mask && chi < (chi ^ mask)); }
+
+// settled() below, inline in reduce_rounds.
+KEEL_HOT bool settled_inline(const Scalar& s) {
+  const Range a = r64(s), b = r32(s);
+  const Tnum t = s.bits;
+  if (!sign_settled(k64, a) || !sign_settled(k32, b)) return false;
+  const uint64_t su = static_cast<uint64_t>(a.smin), sv = static_cast<uint64_t>(a.smax);
+  const uint64_t s32u = to_u(k32, b.smin), s32v = to_u(k32, b.smax);
+  const uint64_t mask32 = t.mask & kLow32, value32 = t.value & kLow32;
+  if ((a.umin & ~t.mask) != t.value || (a.umax & ~t.mask) != t.value || (su & ~t.mask) != t.value ||
+      (sv & ~t.mask) != t.value)
+    return false;
+  if ((b.umin & ~mask32) != value32 || (b.umax & ~mask32) != value32 || (s32u & ~mask32) != value32 ||
+      (s32v & ~mask32) != value32)
+    return false;
+  if (!mask_within(t.mask, a.umin ^ a.umax) || !mask_within(mask32, b.umin ^ b.umax)) return false;
+  return circle32_settled(b, a.umin, uspan(a)) && circle32_settled(b, su, sspan(a)) &&
+         low_words_settled(a, static_cast<uint32_t>(b.umin), static_cast<uint32_t>(b.umax)) &&
+         low_words_settled(a, static_cast<uint32_t>(b.smin), static_cast<uint32_t>(b.smax));
 }
 
 }  // namespace
@@ -245,39 +269,21 @@ KEEL_HOT bool meet_settled(Tnum t, Tnum m) {
 // one takes small_round instead). Step by step: the sign syncs and
 // 64 -> 32 leave a and b as they are (sign_settled, circle32_settled; the
 // second k32 sync then sees the same b), so do 32 -> 64 and the k64 sync
-// after it (low_words_settled; the bounds are ordered); each bounds ->
-// tnum meet the round would take leaves t (meet_settled); each bound is a
+// after it (low_words_settled; the bounds are ordered); every bound is a
 // member of t, resp. of its low word (for the 32-bit signed bounds, x ^
 // 2^31 is a member of the flipped tnum iff x is one of t32), so every
-// member search returns the bound itself. The round then writes back
-// what it read, and a == a_early, b == b_mid. About half of the values
-// reduced on the corpus are such (an ALU result or a join that is already
-// consistent), and so is the value after most rounds that report `again`;
-// these checks cost less than the round (no writes, no moved bounds).
-bool scalar_parts::settled(const Scalar& s) {
-  const Range a = r64(s), b = r32(s);
-  if (!sign_settled(k64, a) || !sign_settled(k32, b)) return false;
-  if (!circle32_settled(b, a.umin, uspan(a)) || !circle32_settled(b, static_cast<uint64_t>(a.smin), sspan(a)))
-    return false;
-  if (!low_words_settled(a, static_cast<uint32_t>(b.umin), static_cast<uint32_t>(b.umax)) ||
-      !low_words_settled(a, static_cast<uint32_t>(b.smin), static_cast<uint32_t>(b.smax)))
-    return false;
-  const Tnum t = s.bits;
-  if ((a.umin ^ a.umax) >> 63 == 0 && !meet_settled(t, tnum::range(a.umin, a.umax))) return false;
-  if ((a.smin >= 0 || a.smax < 0) && !meet_settled(t, tnum::range(to_u(k64, a.smin), to_u(k64, a.smax))))
-    return false;
-  if ((b.umin ^ b.umax) >> 31 == 0 && !meet_settled(t, widen_low(tnum::range(b.umin, b.umax)))) return false;
-  if ((b.smin >= 0 || b.smax < 0) &&
-      !meet_settled(t, widen_low(tnum::range(to_u(k32, b.smin), to_u(k32, b.smax)))))
-    return false;
-  if (t.mask != ~uint64_t{0} &&
-      !(t.contains(a.umin) && t.contains(a.umax) && t.contains(static_cast<uint64_t>(a.smin)) &&
-        t.contains(static_cast<uint64_t>(a.smax))))
-    return false;
-  const Tnum t32 = tnum::cast32(t);
-  return t32.mask == kLow32 || (t32.contains(b.umin) && t32.contains(b.umax) && t32.contains(to_u(k32, b.smin)) &&
-                                t32.contains(to_u(k32, b.smax)));
-}
+// member search returns the bound itself (and t has no value bit under
+// its mask, or no bound would be a member); each bounds -> tnum meet
+// leaves t (mask_within). One test per width covers both of its meets:
+// after sign_settled the signed ends read as unsigned are the unsigned
+// ones (one piece), or both intervals have ends differing in the top bit
+// (crossing: umin <= to_u(smax) < 2^(w-1) <= to_u(smin) <= umax), where
+// the round skips the meet and mask_within holds anyway.
+// The round then writes back what it read, and a == a_early, b == b_mid.
+// About half of the values reduced on the corpus are such (an ALU result
+// or a join that is consistent already), and so is the value after most
+// rounds that report `again`; the checks cost well under a round.
+bool scalar_parts::settled(const Scalar& s) { return settled_inline(s); }
 
 // Each round is sound on its own (every step only removes non-members), so
 // stopping after a bounded number of rounds is sound; in practice the value
@@ -287,7 +293,7 @@ bool scalar_parts::settled(const Scalar& s) {
 [[gnu::noinline]] bool scalar_parts::reduce_rounds(Scalar& s) {
   for (int round = 0; round < 8; ++round) {
     if (is_small(s)) return reduce_small_range(s, 8 - round);
-    if (settled(s)) return true;  // the round would change nothing (settled)
+    if (settled_inline(s)) return true;  // the round would change nothing (settled)
     switch (reduce_round(s)) {
       case Round::empty: return false;
       case Round::stable: return true;
