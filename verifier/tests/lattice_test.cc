@@ -114,6 +114,41 @@ TEST(Lattice, EqualStatesIncludeEachOther) {
   }
 }
 
+// A register uninit on one side joins to join_reg's fresh uninit register
+// whatever the other side holds (both orders, both join paths), and an
+// uninit register includes every other but is included only in uninit.
+TEST(Lattice, UninitOnEitherSideJoinsAndIncludesAsJoinRegSays) {
+  RegState released = make_uninit();
+  released.ref = ref_of_pc(4);
+  for (const RegState& u : {make_uninit(), released}) {
+    for (const RegState& x : samples()) {
+      for (const bool spilled : {false, true}) {
+        for (const bool uninit_first : {false, true}) {
+          Pool pool;
+          State* a = pool.make(uninit_first ? u : x);
+          State* b = pool.make(uninit_first ? x : u);
+          if (spilled) {  // the join that builds a fresh state
+            b->spills()[b->spill_count++] = Spill{0, 2, 0, 0, make_scalar(Scalar::constant(1))};
+            std::memset(b->frames()[0].tags + 8 * 2, kTagSpill, 8);
+          }
+          const RegState want = join_reg(a->frames()[0].regs[0], b->frames()[0].regs[0], false, MapTable{});
+          EXPECT_TRUE(same_bits(want, make_uninit()));
+          ASSERT_TRUE(join_into(pool.states, a, *b, false, MapTable{}));
+          for (const RegState& r : a->frames()[0].regs) {
+            EXPECT_TRUE(same_bits(r, want)) << reg_kind_name(x.kind) << " spilled " << spilled;
+          }
+        }
+        Pool pool;
+        const State* holds_x = pool.make(x);
+        const State* holds_u = pool.make(u);
+        EXPECT_TRUE(state_leq(*holds_x, *holds_u, MapTable{})) << reg_kind_name(x.kind);
+        EXPECT_EQ(state_leq(*holds_u, *holds_x, MapTable{}), reg_leq(u, x, MapTable{})) << reg_kind_name(x.kind);
+        EXPECT_EQ(state_leq(*holds_u, *holds_x, MapTable{}), x.kind == RegKind::uninit) << reg_kind_name(x.kind);
+      }
+    }
+  }
+}
+
 TEST(Lattice, DifferingRegistersAndTagsJoin) {
   Pool pool;
   State* a = pool.make(make_scalar(Scalar::constant(1)));

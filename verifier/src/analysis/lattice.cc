@@ -396,6 +396,14 @@ bool join_same(const RegState& x) {
   return self_joining(x.value);
 }
 
+// join_reg_in of a register uninit on either side: join_reg's fresh
+// uninit register (its first case), which join_reg_in keeps (its ref is
+// 0). Most registers of a small function are never written, so this is
+// the common case of a join, decided on the kinds alone.
+bool joins_to_uninit(const RegState& a, const RegState& b) {
+  return a.kind == RegKind::uninit || b.kind == RegKind::uninit;
+}
+
 // Whether reg_leq(x, x) and owner_leq(x, x, ·) hold: for every register
 // whose tnum is well formed (no bit both known and unknown), as every
 // comparison in reg_leq is then reflexive and owner_leq needs a NULL
@@ -482,6 +490,10 @@ void join_in_place(State& a, const State& other, bool widen_it, const MapTable& 
     Frame& fa = a.frames()[f];
     const Frame& fb = other.frames()[f];
     for (uint32_t i = 0; i < kRegisterCount; ++i) {
+      if (joins_to_uninit(fa.regs[i], fb.regs[i])) {
+        fa.regs[i] = make_uninit();
+        continue;
+      }
       if (same_bits(fa.regs[i], fb.regs[i]) && join_same(fa.regs[i])) continue;
       fa.regs[i] = join_reg_in(fa.regs[i], fb.regs[i], a, other, widen_it, maps);
     }
@@ -517,9 +529,9 @@ bool join_into(StatePool& pool, State*& into, const State& other, bool widen_it,
     fr.function = fa.function;
     fr.call_pc = fa.call_pc;
     for (uint32_t i = 0; i < kRegisterCount; ++i) {
-      fr.regs[i] = same_bits(fa.regs[i], fb.regs[i]) && join_same(fa.regs[i])
-                       ? fa.regs[i]
-                       : join_reg_in(fa.regs[i], fb.regs[i], *a, other, widen_it, maps);
+      fr.regs[i] = joins_to_uninit(fa.regs[i], fb.regs[i])                       ? make_uninit()
+                   : same_bits(fa.regs[i], fb.regs[i]) && join_same(fa.regs[i]) ? fa.regs[i]
+                                                                                 : join_reg_in(fa.regs[i], fb.regs[i], *a, other, widen_it, maps);
     }
     const uint64_t spilled = spill_mask(*a, f) | spill_mask(other, f);
     for (uint32_t slot = 0; slot < kSlotCount; ++slot) {
@@ -561,6 +573,9 @@ bool state_leq(const State& a, const State& b, const MapTable& maps) {
     for (uint32_t i = 0; i < kRegisterCount; ++i) {
       const RegState& ra = fa.regs[i];
       const RegState& rb = fb.regs[i];
+      // An uninit b includes everything: reg_leq's first case, and
+      // owner_leq holds as b owns no reference.
+      if (rb.kind == RegKind::uninit) continue;
       if (same_bits(ra, rb) && leq_same(ra)) continue;
       if (!reg_leq(ra, rb, maps) || !owner_leq(ra, rb, a)) return false;
     }
