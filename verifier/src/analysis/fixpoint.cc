@@ -22,6 +22,14 @@ namespace {
 
 uint32_t pos_of(const Fixpoint& fx, uint32_t b) { return fx.e.cfg.blocks[b].rpo - fx.rpo_begin; }
 
+// Whether block `local` holds an entry state or a group of them: what
+// release_partitions would release. Most blocks hold none once visited
+// (a block never revisited gives its states up at its visit), so the
+// check saves an out-of-line call per block.
+bool holds_entries(const Fixpoint& fx, uint32_t local) {
+  return fx.entries.entry[local] != nullptr || fx.entries.group[local] != 0;
+}
+
 void set_pending(Fixpoint& fx, uint32_t b) {
   const uint32_t p = pos_of(fx, b);
   fx.pending[p / 64] |= uint64_t{1} << (p % 64);
@@ -337,7 +345,7 @@ bool visit_block(Fixpoint& fx, uint32_t b) {
     ok = transfer_block(fx, b, w);
     e.pool.release(w);
   }
-  if (!revisitable) release_partitions(fx.entries, e.pool, local);
+  if (!revisitable && holds_entries(fx, local)) release_partitions(fx.entries, e.pool, local);
   return ok;
 }
 
@@ -448,7 +456,9 @@ bool analyze_function(Engine& e, LoopFacts& facts, const PartitionPlan& plan, ui
   uint32_t p = 0;
   while (ok && next_pending(fx, words, p)) ok = visit_block(fx, cfg.rpo[f.rpo_begin + p]);
   if (ok) commit_facts(fx);
-  for (uint32_t i = 0; i < n; ++i) release_partitions(fx.entries, e.pool, i);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (holds_entries(fx, i)) release_partitions(fx.entries, e.pool, i);
+  }
   release_groups(fx.entries, e.pool);
   release_loop_clamps(e.pool, fx.clamps);
   scratch.release(e.pool);

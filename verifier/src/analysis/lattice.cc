@@ -434,6 +434,17 @@ bool same_chunk(const uint8_t* ta, const uint8_t* tb) {
   return diff == 0;
 }
 
+// The first slot, a multiple of kChunkSlots, whose chunk may hold a tag
+// other than kTagUninit on either side: below both frames' watermarks
+// (Frame::stack_low) every tag is kTagUninit on both sides, which is its
+// own join and includes itself; and no spill is there (a spill's slot is
+// kTagSpill). So the chunks below it are what the loops over chunks would
+// find equal and unspilled.
+uint32_t first_used_chunk(const Frame& a, const Frame& b) {
+  const uint32_t low = a.stack_low < b.stack_low ? a.stack_low : b.stack_low;
+  return low / (kChunkSlots * 8) * kChunkSlots;
+}
+
 // The join of two unspilled slots' tags into `tr` (which may be `ta`).
 void join_slot_tags(const uint8_t* ta, const uint8_t* tb, uint8_t* tr) {
   for (int i = 0; i < 8; ++i) tr[i] = join_tag(ta[i], tb[i]);
@@ -497,7 +508,9 @@ void join_in_place(State& a, const State& other, bool widen_it, const MapTable& 
       if (same_bits(fa.regs[i], fb.regs[i]) && join_same(fa.regs[i])) continue;
       fa.regs[i] = join_reg_in(fa.regs[i], fb.regs[i], a, other, widen_it, maps);
     }
-    for (uint32_t chunk = 0; chunk < kSlotCount; chunk += kChunkSlots) {
+    const uint32_t first = first_used_chunk(fa, fb);
+    fa.stack_low = first * 8 < fa.stack_low ? first * 8 : fa.stack_low;  // tags below stay kTagUninit
+    for (uint32_t chunk = first; chunk < kSlotCount; chunk += kChunkSlots) {
       if (same_chunk(fa.tags + chunk * 8, fb.tags + chunk * 8)) continue;
       for (uint32_t slot = chunk; slot < chunk + kChunkSlots; ++slot) {
         uint8_t* ta = fa.tags + slot * 8;
@@ -528,13 +541,17 @@ bool join_into(StatePool& pool, State*& into, const State& other, bool widen_it,
     Frame& fr = r->frames()[f];
     fr.function = fa.function;
     fr.call_pc = fa.call_pc;
+    fr.unused = 0;
     for (uint32_t i = 0; i < kRegisterCount; ++i) {
       fr.regs[i] = joins_to_uninit(fa.regs[i], fb.regs[i])                       ? make_uninit()
                    : same_bits(fa.regs[i], fb.regs[i]) && join_same(fa.regs[i]) ? fa.regs[i]
                                                                                  : join_reg_in(fa.regs[i], fb.regs[i], *a, other, widen_it, maps);
     }
     const uint64_t spilled = spill_mask(*a, f) | spill_mask(other, f);
-    for (uint32_t slot = 0; slot < kSlotCount; ++slot) {
+    const uint32_t first = first_used_chunk(fa, fb);
+    std::memset(fr.tags, kTagUninit, first * 8);
+    fr.stack_low = first * 8;
+    for (uint32_t slot = first; slot < kSlotCount; ++slot) {
       if (slot % kChunkSlots == 0 && (spilled >> slot & kChunkMask) == 0 &&
           same_chunk(fa.tags + slot * 8, fb.tags + slot * 8)) {
         std::memcpy(fr.tags + slot * 8, fa.tags + slot * 8, kChunkSlots * 8);  // eight equal unspilled slots
@@ -581,7 +598,7 @@ bool state_leq(const State& a, const State& b, const MapTable& maps) {
     }
     const uint64_t spilled_a = spill_mask(a, f);
     const uint64_t spilled_b = spill_mask(b, f);
-    for (uint32_t slot = 0; slot < kSlotCount; ++slot) {
+    for (uint32_t slot = first_used_chunk(fa, fb); slot < kSlotCount; ++slot) {
       if (slot % kChunkSlots == 0 && ((spilled_a | spilled_b) >> slot & kChunkMask) == 0 &&
           same_chunk(fa.tags + slot * 8, fb.tags + slot * 8)) {
         slot += kChunkSlots - 1;  // eight equal unspilled slots
