@@ -219,6 +219,42 @@ TEST(Lattice, JoinWithSpillsAgreesWithJoinInPlace) {
   }
 }
 
+// Joins and inclusion of states with many spills, listed in different
+// orders on the two sides (the lattice finds each slot's spill through a
+// per-frame index, not a scan): every slot's spill joins with the other
+// side's spill of that slot and no other.
+TEST(Lattice, ManySpillsJoinSlotBySlot) {
+  for (const bool widen : {false, true}) {
+    Pool pool;
+    State* a = pool.states.copy(*pool.make(make_pointer(RegKind::ctx)), 48);
+    State* b = pool.states.copy(*pool.make(make_pointer(RegKind::ctx)), 48);
+    constexpr uint32_t kSpilled = 40;
+    for (uint32_t i = 0; i < kSpilled; ++i) {
+      const uint32_t slot_a = i;                  // ascending on one side
+      const uint32_t slot_b = kSpilled - 1 - i;   // descending on the other
+      a->spills()[a->spill_count++] = Spill{0, static_cast<uint8_t>(slot_a), 0, 0, make_scalar(Scalar::constant(slot_a))};
+      b->spills()[b->spill_count++] =
+          Spill{0, static_cast<uint8_t>(slot_b), 0, 0, make_scalar(Scalar::constant(slot_b + 1000))};
+      put_tags(a, 8 * slot_a, kTagSpill, 8);
+      put_tags(b, 8 * slot_b, kTagSpill, 8);
+    }
+    const State* b_before = pool.states.copy(*b);
+    EXPECT_FALSE(state_leq(*a, *b, MapTable{}));
+    EXPECT_TRUE(state_leq(*b, *b_before, MapTable{}));
+    ASSERT_TRUE(join_into(pool.states, a, *b, widen, MapTable{}));
+    ASSERT_EQ(a->spill_count, kSpilled);
+    for (uint32_t slot = 0; slot < kSpilled; ++slot) {
+      const Spill* s = a->find_spill(0, slot);
+      ASSERT_NE(s, nullptr) << slot;
+      const RegState want = join_reg(make_scalar(Scalar::constant(slot)), make_scalar(Scalar::constant(slot + 1000)),
+                                     widen, MapTable{});
+      EXPECT_TRUE(same_bits(s->reg, want)) << "slot " << slot;
+    }
+    EXPECT_TRUE(state_leq(*b_before, *a, MapTable{}));
+    EXPECT_FALSE(state_leq(*a, *b_before, MapTable{}));
+  }
+}
+
 // The stack watermark (Frame::stack_low) against no watermark at all
 // (stack_low 0 claims nothing, so every chunk is compared): for stacks
 // written at various depths on either side, with and without a spill,

@@ -9,7 +9,7 @@
 // where the sides differ: a register that is bit for bit the same on both
 // sides is its own join and includes itself (join_same, leq_same); stack
 // tags are compared eight bytes at a time; spills are looked up only for
-// the slots that hold one (spill_mask). And a join of two states without
+// the slots that hold one (FrameSpills). And a join of two states without
 // spills happens in place, with no fresh state to fill and no copy.
 #include "analysis/lattice.h"
 
@@ -410,22 +410,37 @@ bool joins_to_uninit(const RegState& a, const RegState& b) {
 // scalar on the left where the right owns a reference.
 bool leq_same(const RegState& x) { return (x.value.bits.value & x.value.bits.mask) == 0; }
 
-// The slots of frame `frame` that hold a spill (bit i: slot i).
-uint64_t spill_mask(const State& s, uint32_t frame) {
-  static_assert(kSlotCount == 64, "one bit per slot");
+// The spills of one frame of a state by slot, built in one pass over the
+// spill list: the join and the inclusion check look up every spilled slot
+// of both sides, and State::find_spill's scan of the whole list per slot
+// made that quadratic in the spill count (programs that spill dozens of
+// slots). `mask` has bit i set when slot i holds a spill; `at` then names
+// the first spill of the list with that frame and slot, as find_spill does.
+struct FrameSpills {
   uint64_t mask = 0;
-  const Spill* spills = s.spills();
-  for (uint32_t i = 0; i < s.spill_count; ++i) {
-    if (spills[i].frame == frame) mask |= uint64_t{1} << spills[i].slot;
+  uint16_t at[kSlotCount];  // index in the spill list; valid where mask has the bit
+
+  FrameSpills(const State& s, uint32_t frame) {
+    static_assert(kSlotCount == 64, "one bit per slot");
+    const Spill* spills = s.spills();
+    for (uint32_t i = 0; i < s.spill_count; ++i) {
+      if (spills[i].frame != frame) continue;
+      const uint64_t bit = uint64_t{1} << spills[i].slot;
+      if ((mask & bit) != 0) continue;  // find_spill finds the first
+      mask |= bit;
+      at[spills[i].slot] = static_cast<uint16_t>(i);
+    }
   }
-  return mask;
-}
+  const Spill* find(const State& s, uint32_t slot) const {
+    return ((mask >> slot) & 1u) != 0 ? &s.spills()[at[slot]] : nullptr;
+  }
+};
 
 // Whether the stack tags of slots [8 * c, 8 * c + 8) are the same on both
 // sides: a frame's 512 tags in eight 64-byte chunks, so that the common
 // case (equal stacks, or a few slots apart) costs a few compares.
 constexpr uint32_t kChunkSlots = 8;
-constexpr uint64_t kChunkMask = (uint64_t{1} << kChunkSlots) - 1;  // a chunk's bits in a spill_mask
+constexpr uint64_t kChunkMask = (uint64_t{1} << kChunkSlots) - 1;  // a chunk's bits in FrameSpills::mask
 bool same_chunk(const uint8_t* ta, const uint8_t* tb) {
   uint64_t diff = 0;
   for (uint32_t i = 0; i < kChunkSlots * 8; i += 8) {
@@ -451,13 +466,13 @@ void join_slot_tags(const uint8_t* ta, const uint8_t* tb, uint8_t* tr) {
 }
 
 // The join of a slot that holds a spill on at least one side.
-void join_spilled_slot(State& r, const State& a, const State& other, uint32_t f, uint32_t slot,
-                       bool widen_it, const MapTable& maps) {
+void join_spilled_slot(State& r, const State& a, const State& other, const FrameSpills& spills_a,
+                       const FrameSpills& spills_b, uint32_t f, uint32_t slot, bool widen_it, const MapTable& maps) {
   const uint8_t* ta = a.frames()[f].tags + slot * 8;
   const uint8_t* tb = other.frames()[f].tags + slot * 8;
   uint8_t* tr = r.frames()[f].tags + slot * 8;
-  const Spill* sa = a.find_spill(f, slot);
-  const Spill* sb = other.find_spill(f, slot);
+  const Spill* sa = spills_a.find(a, slot);
+  const Spill* sb = spills_b.find(other, slot);
   const bool na = sa != nullptr && sa->narrow != 0;
   const bool nb = sb != nullptr && sb->narrow != 0;
   if (na && nb && sa->narrow == sb->narrow) {
@@ -547,7 +562,9 @@ bool join_into(StatePool& pool, State*& into, const State& other, bool widen_it,
                    : same_bits(fa.regs[i], fb.regs[i]) && join_same(fa.regs[i]) ? fa.regs[i]
                                                                                  : join_reg_in(fa.regs[i], fb.regs[i], *a, other, widen_it, maps);
     }
-    const uint64_t spilled = spill_mask(*a, f) | spill_mask(other, f);
+    const FrameSpills spills_a(*a, f);
+    const FrameSpills spills_b(other, f);
+    const uint64_t spilled = spills_a.mask | spills_b.mask;
     const uint32_t first = first_used_chunk(fa, fb);
     std::memset(fr.tags, kTagUninit, first * 8);
     fr.stack_low = first * 8;
@@ -559,7 +576,7 @@ bool join_into(StatePool& pool, State*& into, const State& other, bool widen_it,
         continue;
       }
       if ((spilled >> slot & 1u) != 0) {
-        join_spilled_slot(*r, *a, other, f, slot, widen_it, maps);
+        join_spilled_slot(*r, *a, other, spills_a, spills_b, f, slot, widen_it, maps);
         continue;
       }
       const uint8_t* ta = fa.tags + slot * 8;
@@ -596,8 +613,10 @@ bool state_leq(const State& a, const State& b, const MapTable& maps) {
       if (same_bits(ra, rb) && leq_same(ra)) continue;
       if (!reg_leq(ra, rb, maps) || !owner_leq(ra, rb, a)) return false;
     }
-    const uint64_t spilled_a = spill_mask(a, f);
-    const uint64_t spilled_b = spill_mask(b, f);
+    const FrameSpills spills_a(a, f);
+    const FrameSpills spills_b(b, f);
+    const uint64_t spilled_a = spills_a.mask;
+    const uint64_t spilled_b = spills_b.mask;
     for (uint32_t slot = first_used_chunk(fa, fb); slot < kSlotCount; ++slot) {
       if (slot % kChunkSlots == 0 && ((spilled_a | spilled_b) >> slot & kChunkMask) == 0 &&
           same_chunk(fa.tags + slot * 8, fb.tags + slot * 8)) {
@@ -609,8 +628,8 @@ bool state_leq(const State& a, const State& b, const MapTable& maps) {
       const bool in_a = (spilled_a >> slot & 1u) != 0;
       const bool in_b = (spilled_b >> slot & 1u) != 0;
       if (!in_a && !in_b && bytes::load<uint64_t>(ta) == bytes::load<uint64_t>(tb)) continue;  // equal tags
-      const Spill* sa = in_a ? a.find_spill(f, slot) : nullptr;
-      const Spill* sb = in_b ? b.find_spill(f, slot) : nullptr;
+      const Spill* sa = spills_a.find(a, slot);
+      const Spill* sb = spills_b.find(b, slot);
       if (sb != nullptr && sb->narrow != 0) {
         // b's 32-bit spill covers one of the same size whose value it
         // covers, and the rest of the slot byte by byte.
