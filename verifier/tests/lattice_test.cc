@@ -122,6 +122,32 @@ TEST(Lattice, EqualStatesIncludeEachOther) {
   }
 }
 
+// The same for a value spilled alike on both sides, whole-slot and 4-byte
+// (the join's spilled-slot path, and inclusion of those slots).
+TEST(Lattice, EqualSpillsJoinAsJoinRegSays) {
+  for (const bool widen : {false, true}) {
+    for (const uint8_t narrow : {uint8_t{0}, uint8_t{4}}) {
+      for (const RegState& x : samples()) {
+        if (narrow != 0 && x.kind != RegKind::scalar) continue;  // only scalars spill narrow
+        Pool pool;
+        State* a = pool.make(make_uninit());
+        State* b = pool.make(make_uninit());
+        for (State* s : {a, b}) {
+          s->spills()[s->spill_count++] = Spill{0, 5, narrow, 0, x};
+          put_tags(s, 8 * 5, kTagSpill, narrow == 0 ? 8 : narrow);
+        }
+        EXPECT_TRUE(state_leq(*a, *b, MapTable{})) << reg_kind_name(x.kind) << " narrow " << int{narrow};
+        ASSERT_TRUE(join_into(pool.states, a, *b, widen, MapTable{}));
+        const Spill* s = a->find_spill(0, 5);
+        ASSERT_NE(s, nullptr);
+        EXPECT_EQ(s->narrow, narrow);
+        EXPECT_TRUE(same_bits(s->reg, expected_self_join(x, widen)))
+            << reg_kind_name(x.kind) << " widen " << widen << " narrow " << int{narrow};
+      }
+    }
+  }
+}
+
 // A register uninit on one side joins to join_reg's fresh uninit register
 // whatever the other side holds (both orders, both join paths), and an
 // uninit register includes every other but is included only in uninit.

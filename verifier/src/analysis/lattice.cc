@@ -410,6 +410,22 @@ bool joins_to_uninit(const RegState& a, const RegState& b) {
 // scalar on the left where the right owns a reference.
 bool leq_same(const RegState& x) { return (x.value.bits.value & x.value.bits.mask) == 0; }
 
+// join_reg_in of two spilled values, with the registers' shortcut: the
+// same bits whose join is themselves (join_same) are the result. A spill
+// that neither path touched is the common case.
+RegState join_spilled_value(const RegState& x, const RegState& y, const State& sx, const State& sy, bool widen_it,
+                            const MapTable& maps) {
+  if (same_bits(x, y) && join_same(x)) return x;
+  return join_reg_in(x, y, sx, sy, widen_it, maps);
+}
+
+// reg_leq and owner_leq of two spilled values, with the registers'
+// shortcut (leq_same: both hold for the same bits).
+bool spilled_value_leq(const RegState& x, const RegState& y, const State& sx, const MapTable& maps) {
+  if (same_bits(x, y) && leq_same(x)) return true;
+  return reg_leq(x, y, maps) && owner_leq(x, y, sx);
+}
+
 // The spills of one frame of a state by slot, built in one pass over the
 // spill list: the join and the inclusion check look up every spilled slot
 // of both sides, and State::find_spill's scan of the whole list per slot
@@ -482,7 +498,7 @@ void join_spilled_slot(State& r, const State& a, const State& other, const Frame
     s.slot = static_cast<uint8_t>(slot);
     s.narrow = sa->narrow;
     s.unused = 0;
-    s.reg = join_reg_in(sa->reg, sb->reg, a, other, widen_it, maps);
+    s.reg = join_spilled_value(sa->reg, sb->reg, a, other, widen_it, maps);
     for (int i = 0; i < 8; ++i) tr[i] = i < sa->narrow ? uint8_t{kTagSpill} : join_tag(ta[i], tb[i]);
     return;
   }
@@ -497,7 +513,7 @@ void join_spilled_slot(State& r, const State& a, const State& other, const Frame
     s.slot = static_cast<uint8_t>(slot);
     s.narrow = 0;
     s.unused = 0;
-    s.reg = join_reg_in(ra, rb, a, other, widen_it, maps);
+    s.reg = join_spilled_value(ra, rb, a, other, widen_it, maps);
     for (int i = 0; i < 8; ++i) tr[i] = kTagSpill;
     return;
   }
@@ -633,7 +649,8 @@ bool state_leq(const State& a, const State& b, const MapTable& maps) {
       if (sb != nullptr && sb->narrow != 0) {
         // b's 32-bit spill covers one of the same size whose value it
         // covers, and the rest of the slot byte by byte.
-        if (sa == nullptr || sa->narrow != sb->narrow || !reg_leq(sa->reg, sb->reg, maps)) return false;
+        if (sa == nullptr || sa->narrow != sb->narrow) return false;
+        if (!(same_bits(sa->reg, sb->reg) && leq_same(sa->reg)) && !reg_leq(sa->reg, sb->reg, maps)) return false;
         for (int i = sb->narrow; i < 8; ++i) {
           if (!tag_leq(ta[i], tb[i])) return false;
         }
@@ -647,7 +664,7 @@ bool state_leq(const State& a, const State& b, const MapTable& maps) {
         } else if (!slot_as_scalar(ta, ra)) {
           return false;
         }
-        if (!reg_leq(ra, sb->reg, maps) || !owner_leq(ra, sb->reg, a)) return false;
+        if (!spilled_value_leq(ra, sb->reg, a, maps)) return false;
         continue;
       }
       uint8_t xa[8];
