@@ -64,7 +64,7 @@ struct AnalysisFixture {
     if (s == nullptr) return nullptr;
     Frame& frame = s->frames()[0];
     for (RegState& r : frame.regs) r = make_uninit();
-    std::memset(frame.tags, kTagUninit, sizeof(frame.tags));
+    clear_stack(frame);
     frame.function = 0;
     frame.call_pc = 0;
     frame.regs[1] = make_pointer(RegKind::ctx);
@@ -74,7 +74,9 @@ struct AnalysisFixture {
 
   // Runs the instructions at [from, to) (slots; a lddw's second is
   // skipped) through the transfer function of their class; false at the
-  // first rejection, which engine->verdict then describes.
+  // first rejection, which engine->verdict then describes. After each, the
+  // stack watermark must lie below every written tag (Frame::stack_low):
+  // every test that runs stores through here checks the tag writers keep it.
   bool run(uint32_t from, uint32_t to) {
     for (uint32_t pc = from; pc < to; ++pc) {
       const Insn& insn = program.insns[pc];
@@ -89,6 +91,9 @@ struct AnalysisFixture {
         default:
           ADD_FAILURE() << "pc " << pc << ": " << op_name(insn.op) << " is not a straight-line instruction";
           return false;
+      }
+      for (uint32_t f = 0; f < state->frame_count; ++f) {
+        EXPECT_TRUE(stack_low_holds(state->frames()[f])) << "pc " << pc << ": stack watermark above a written tag";
       }
       if (!ok) return false;
     }

@@ -6,6 +6,7 @@
 // stack tags join byte by byte wherever they differ.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -27,10 +28,17 @@ struct Pool {
     f.function = 0;
     f.call_pc = 0;
     for (RegState& reg : f.regs) reg = r;
-    std::memset(f.tags, kTagUninit, sizeof(f.tags));
+    clear_stack(f);
     return s;
   }
 };
+
+// Sets n tags of frame 0 from `index`, as the transfer functions do: the
+// watermark lowered first (state.h).
+void put_tags(State* s, uint32_t index, uint8_t tag, size_t n) {
+  note_stack_write(s->frames()[0], index);
+  std::memset(s->frames()[0].tags + index, tag, n);
+}
 
 bool same_bits(const RegState& a, const RegState& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
@@ -114,17 +122,76 @@ TEST(Lattice, EqualStatesIncludeEachOther) {
   }
 }
 
+// The same for a value spilled alike on both sides, whole-slot and 4-byte
+// (the join's spilled-slot path, and inclusion of those slots).
+TEST(Lattice, EqualSpillsJoinAsJoinRegSays) {
+  for (const bool widen : {false, true}) {
+    for (const uint8_t narrow : {uint8_t{0}, uint8_t{4}}) {
+      for (const RegState& x : samples()) {
+        if (narrow != 0 && x.kind != RegKind::scalar) continue;  // only scalars spill narrow
+        Pool pool;
+        State* a = pool.make(make_uninit());
+        State* b = pool.make(make_uninit());
+        for (State* s : {a, b}) {
+          s->spills()[s->spill_count++] = Spill{0, 5, narrow, 0, x};
+          put_tags(s, 8 * 5, kTagSpill, narrow == 0 ? 8 : narrow);
+        }
+        EXPECT_TRUE(state_leq(*a, *b, MapTable{})) << reg_kind_name(x.kind) << " narrow " << int{narrow};
+        ASSERT_TRUE(join_into(pool.states, a, *b, widen, MapTable{}));
+        const Spill* s = a->find_spill(0, 5);
+        ASSERT_NE(s, nullptr);
+        EXPECT_EQ(s->narrow, narrow);
+        EXPECT_TRUE(same_bits(s->reg, expected_self_join(x, widen)))
+            << reg_kind_name(x.kind) << " widen " << widen << " narrow " << int{narrow};
+      }
+    }
+  }
+}
+
+// A register uninit on one side joins to join_reg's fresh uninit register
+// whatever the other side holds (both orders, both join paths), and an
+// uninit register includes every other but is included only in uninit.
+TEST(Lattice, UninitOnEitherSideJoinsAndIncludesAsJoinRegSays) {
+  RegState released = make_uninit();
+  released.ref = ref_of_pc(4);
+  for (const RegState& u : {make_uninit(), released}) {
+    for (const RegState& x : samples()) {
+      for (const bool spilled : {false, true}) {
+        for (const bool uninit_first : {false, true}) {
+          Pool pool;
+          State* a = pool.make(uninit_first ? u : x);
+          State* b = pool.make(uninit_first ? x : u);
+          if (spilled) {  // the join that builds a fresh state
+            b->spills()[b->spill_count++] = Spill{0, 2, 0, 0, make_scalar(Scalar::constant(1))};
+            put_tags(b, 8 * 2, kTagSpill, 8);
+          }
+          const RegState want = join_reg(a->frames()[0].regs[0], b->frames()[0].regs[0], false, MapTable{});
+          EXPECT_TRUE(same_bits(want, make_uninit()));
+          ASSERT_TRUE(join_into(pool.states, a, *b, false, MapTable{}));
+          for (const RegState& r : a->frames()[0].regs) {
+            EXPECT_TRUE(same_bits(r, want)) << reg_kind_name(x.kind) << " spilled " << spilled;
+          }
+        }
+        Pool pool;
+        const State* holds_x = pool.make(x);
+        const State* holds_u = pool.make(u);
+        EXPECT_TRUE(state_leq(*holds_x, *holds_u, MapTable{})) << reg_kind_name(x.kind);
+        EXPECT_EQ(state_leq(*holds_u, *holds_x, MapTable{}), reg_leq(u, x, MapTable{})) << reg_kind_name(x.kind);
+        EXPECT_EQ(state_leq(*holds_u, *holds_x, MapTable{}), x.kind == RegKind::uninit) << reg_kind_name(x.kind);
+      }
+    }
+  }
+}
+
 TEST(Lattice, DifferingRegistersAndTagsJoin) {
   Pool pool;
   State* a = pool.make(make_scalar(Scalar::constant(1)));
   State* b = pool.make(make_scalar(Scalar::constant(1)));
   b->frames()[0].regs[0] = make_scalar(Scalar::constant(2));
-  uint8_t* ta = a->frames()[0].tags;
-  uint8_t* tb = b->frames()[0].tags;
-  std::memset(ta + kStackSize - 16, kTagZero, 16);  // two slots at the top, in one 64-byte chunk
-  std::memset(tb + kStackSize - 16, kTagData, 8);
-  std::memset(tb + kStackSize - 8, kTagZero, 8);
-  ta[5] = kTagData;  // and one byte far below, met by uninit
+  put_tags(a, kStackSize - 16, kTagZero, 16);  // two slots at the top, in one 64-byte chunk
+  put_tags(b, kStackSize - 16, kTagData, 8);
+  put_tags(b, kStackSize - 8, kTagZero, 8);
+  put_tags(a, 5, kTagData, 1);  // and one byte far below, met by uninit
   EXPECT_FALSE(state_leq(*a, *b, MapTable{}));
   EXPECT_FALSE(state_leq(*b, *a, MapTable{}));
   ASSERT_TRUE(join_into(pool.states, a, *b, false, MapTable{}));
@@ -150,8 +217,8 @@ TEST(Lattice, JoinWithSpillsAgreesWithJoinInPlace) {
     const auto setup = [&](State* s, uint64_t r0, uint8_t tag) {
       s->frames()[0].regs[0] = make_scalar(Scalar::constant(r0));
       s->frames()[0].regs[1] = make_scalar(Scalar::from_urange(0, 10 * r0));
-      std::memset(s->frames()[0].tags + 8 * 3, tag, 8);
-      std::memset(s->frames()[0].tags + 8 * 40, tag, 4);
+      put_tags(s, 8 * 3, tag, 8);
+      put_tags(s, 8 * 40, tag, 4);
     };
     State* plain_a = pool.make(make_pointer(RegKind::ctx));
     State* plain_b = pool.make(make_pointer(RegKind::ctx));
@@ -162,7 +229,7 @@ TEST(Lattice, JoinWithSpillsAgreesWithJoinInPlace) {
     for (State* s : {spill_a, spill_b}) {
       Spill& spill = s->spills()[s->spill_count++];
       spill = Spill{0, 63, 0, 0, make_scalar(Scalar::constant(7))};
-      std::memset(s->frames()[0].tags + 8 * 63, kTagSpill, 8);
+      put_tags(s, 8 * 63, kTagSpill, 8);
     }
     ASSERT_TRUE(join_into(pool.states, plain_a, *plain_b, widen, MapTable{}));
     ASSERT_TRUE(join_into(pool.states, spill_a, *spill_b, widen, MapTable{}));
@@ -175,6 +242,95 @@ TEST(Lattice, JoinWithSpillsAgreesWithJoinInPlace) {
     EXPECT_TRUE(spill_a->spills()[0].reg.is_const());
     EXPECT_TRUE(state_leq(*spill_b, *spill_a, MapTable{}));
     EXPECT_TRUE(state_leq(*plain_b, *plain_a, MapTable{}));
+  }
+}
+
+// Joins and inclusion of states with many spills, listed in different
+// orders on the two sides (the lattice finds each slot's spill through a
+// per-frame index, not a scan): every slot's spill joins with the other
+// side's spill of that slot and no other.
+TEST(Lattice, ManySpillsJoinSlotBySlot) {
+  for (const bool widen : {false, true}) {
+    Pool pool;
+    State* a = pool.states.copy(*pool.make(make_pointer(RegKind::ctx)), 48);
+    State* b = pool.states.copy(*pool.make(make_pointer(RegKind::ctx)), 48);
+    constexpr uint32_t kSpilled = 40;
+    for (uint32_t i = 0; i < kSpilled; ++i) {
+      const uint32_t slot_a = i;                  // ascending on one side
+      const uint32_t slot_b = kSpilled - 1 - i;   // descending on the other
+      a->spills()[a->spill_count++] = Spill{0, static_cast<uint8_t>(slot_a), 0, 0, make_scalar(Scalar::constant(slot_a))};
+      b->spills()[b->spill_count++] =
+          Spill{0, static_cast<uint8_t>(slot_b), 0, 0, make_scalar(Scalar::constant(slot_b + 1000))};
+      put_tags(a, 8 * slot_a, kTagSpill, 8);
+      put_tags(b, 8 * slot_b, kTagSpill, 8);
+    }
+    const State* b_before = pool.states.copy(*b);
+    EXPECT_FALSE(state_leq(*a, *b, MapTable{}));
+    EXPECT_TRUE(state_leq(*b, *b_before, MapTable{}));
+    ASSERT_TRUE(join_into(pool.states, a, *b, widen, MapTable{}));
+    ASSERT_EQ(a->spill_count, kSpilled);
+    for (uint32_t slot = 0; slot < kSpilled; ++slot) {
+      const Spill* s = a->find_spill(0, slot);
+      ASSERT_NE(s, nullptr) << slot;
+      const RegState want = join_reg(make_scalar(Scalar::constant(slot)), make_scalar(Scalar::constant(slot + 1000)),
+                                     widen, MapTable{});
+      EXPECT_TRUE(same_bits(s->reg, want)) << "slot " << slot;
+    }
+    EXPECT_TRUE(state_leq(*b_before, *a, MapTable{}));
+    EXPECT_FALSE(state_leq(*a, *b_before, MapTable{}));
+  }
+}
+
+// The stack watermark (Frame::stack_low) against no watermark at all
+// (stack_low 0 claims nothing, so every chunk is compared): for stacks
+// written at various depths on either side, with and without a spill,
+// joins give the same registers, tags and spills, inclusion the same
+// answers, and the joined frame's mark still lies below every tag other
+// than kTagUninit. A join that skipped a chunk it must not would differ.
+TEST(Lattice, WatermarkSkipsOnlyWhatTheFullComparisonFindsEqual) {
+  const uint32_t depths[] = {kStackSize - 8, kStackSize - 64, kStackSize - 72, 256, 64, 8, 0};
+  const uint8_t tags[] = {kTagData, kTagZero, kTagMixed};
+  for (const uint32_t da : depths) {
+    for (const uint32_t db : depths) {
+      for (const bool spilled : {false, true}) {
+        for (const bool widen : {false, true}) {
+          Pool pool;
+          State* a = pool.make(make_scalar(Scalar::constant(1)));
+          State* b = pool.make(make_scalar(Scalar::constant(2)));
+          put_tags(a, da, tags[da % 3], 8);
+          put_tags(b, db, tags[db % 3 == 0 ? 1 : 0], 8);
+          put_tags(a, kStackSize - 8, kTagData, 8);  // both use the top slot
+          put_tags(b, kStackSize - 8, kTagData, 8);
+          if (spilled) {
+            for (State* s : {a, b}) {
+              s->spills()[s->spill_count++] = Spill{0, 62, 0, 0, make_scalar(Scalar::constant(7))};
+              put_tags(s, 8 * 62, kTagSpill, 8);
+            }
+          }
+          ASSERT_TRUE(stack_low_holds(a->frames()[0]));
+          ASSERT_TRUE(stack_low_holds(b->frames()[0]));
+          ASSERT_EQ(a->frames()[0].stack_low, std::min(da, spilled ? 8 * 62 : kStackSize - 8));
+          State* a0 = pool.states.copy(*a);
+          State* b0 = pool.states.copy(*b);
+          a0->frames()[0].stack_low = 0;
+          b0->frames()[0].stack_low = 0;
+          const char* what = spilled ? "spilled" : "plain";
+          EXPECT_EQ(state_leq(*a, *b, MapTable{}), state_leq(*a0, *b0, MapTable{})) << da << " " << db << what;
+          EXPECT_EQ(state_leq(*b, *a, MapTable{}), state_leq(*b0, *a0, MapTable{})) << da << " " << db << what;
+          ASSERT_TRUE(join_into(pool.states, a, *b, widen, MapTable{}));
+          ASSERT_TRUE(join_into(pool.states, a0, *b0, widen, MapTable{}));
+          const Frame& f = a->frames()[0];
+          const Frame& f0 = a0->frames()[0];
+          EXPECT_TRUE(stack_low_holds(f)) << da << " " << db << what;
+          EXPECT_EQ(std::memcmp(f.tags, f0.tags, kStackSize), 0) << da << " " << db << what;
+          for (uint32_t i = 0; i < kRegisterCount; ++i) EXPECT_TRUE(same_bits(f.regs[i], f0.regs[i]));
+          ASSERT_EQ(a->spill_count, a0->spill_count);
+          EXPECT_TRUE(state_leq(*b, *a, MapTable{})) << da << " " << db << what;
+          EXPECT_TRUE(state_leq(*a0, *a, MapTable{})) << da << " " << db << what;
+          EXPECT_TRUE(state_leq(*a, *a0, MapTable{})) << da << " " << db << what;
+        }
+      }
+    }
   }
 }
 

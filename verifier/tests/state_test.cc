@@ -27,6 +27,7 @@ struct Lattice : ::testing::Test {
   }
   // Marks the 8 stack bytes at r10 + offset with `tag`.
   static void tag(State& s, int32_t offset, uint8_t value) {
+    note_stack_write(s.frames()[0], static_cast<uint32_t>(kStackSize + offset));
     std::memset(s.frames()[0].tags + kStackSize + offset, value, 8);
   }
 };

@@ -89,7 +89,7 @@ bool do_call(Fixpoint& fx, State*& s, uint32_t pc, bool& returns) {
   for (uint32_t r = 1; r <= 5; ++r) frame.regs[r] = s->frames()[caller_frame].regs[r];
   frame.regs[10] = make_pointer(RegKind::stack);
   frame.regs[10].frame = static_cast<uint8_t>(c->frame_count - 1);
-  std::memset(frame.tags, kTagUninit, sizeof(frame.tags));
+  clear_stack(frame);
   frame.function = callee;
   frame.call_pc = pc;
   State* ret = nullptr;
@@ -235,7 +235,7 @@ bool do_callback(Fixpoint& fx, State*& s, const Insn& insn, uint32_t pc) {
     }
     frame.regs[10] = make_pointer(RegKind::stack);
     frame.regs[10].frame = static_cast<uint8_t>(c->frame_count - 1);
-    std::memset(frame.tags, kTagUninit, sizeof(frame.tags));
+    clear_stack(frame);
     frame.function = callee;
     frame.call_pc = pc;
     e.callback_entry = caller;

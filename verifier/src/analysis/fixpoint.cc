@@ -22,19 +22,42 @@ namespace {
 
 uint32_t pos_of(const Fixpoint& fx, uint32_t b) { return fx.e.cfg.blocks[b].rpo - fx.rpo_begin; }
 
+// Whether block `local` holds an entry state or a group of them: what
+// release_partitions would release. Most blocks hold none once visited
+// (a block never revisited gives its states up at its visit), so the
+// check saves an out-of-line call per block.
+bool holds_entries(const Fixpoint& fx, uint32_t local) {
+  return fx.entries.entry[local] != nullptr || fx.entries.group[local] != 0;
+}
+
 void set_pending(Fixpoint& fx, uint32_t b) {
   const uint32_t p = pos_of(fx, b);
   fx.pending[p / 64] |= uint64_t{1} << (p % 64);
   if (p < fx.cursor) fx.cursor = p;
 }
 
+// A state for an entry slot with the contents of `incoming`: the caller's
+// own `*donor` when it has one to give (nothing reads it after the merge,
+// see merge()), which saves a copy; else a copy. The two are the same state:
+// a copy is exact (StatePool::copy) and only the spare spill capacity, which
+// no analysis result depends on, may differ. *donor is nullptr once taken.
+State* take_or_copy(StatePool& pool, const State& incoming, State** donor) {
+  if (donor != nullptr && *donor == &incoming) {
+    State* taken = *donor;
+    *donor = nullptr;
+    return taken;
+  }
+  return pool.copy(incoming);
+}
+
 // Joins `incoming` into the existing entry state `slot` (partition p) of
-// `target`, widened at a loop header from its third visit.
-bool join_at(Fixpoint& fx, uint32_t target, State*& slot, uint32_t p, const State& incoming, uint32_t pc) {
+// `target`, widened at a loop header from its third visit. `donor`: see merge().
+bool join_at(Fixpoint& fx, uint32_t target, State*& slot, uint32_t p, const State& incoming, uint32_t pc,
+             State** donor) {
   Engine& e = fx.e;
   const uint32_t local = target - fx.base;
   if (slot == nullptr) {
-    slot = e.pool.copy(incoming);
+    slot = take_or_copy(e.pool, incoming, donor);
     if (slot == nullptr) return e.oom(pc);
     fx.entries.dirty[local] = static_cast<uint8_t>(fx.entries.dirty[local] | (1u << p));
     set_pending(fx, target);
@@ -51,7 +74,7 @@ bool join_at(Fixpoint& fx, uint32_t target, State*& slot, uint32_t p, const Stat
     // is then not joined with its value from before the loop (uninit, say)
     // on exits only a later run takes (loops1 "bounded loop that jumps out
     // rather than in"). Once per header per analysis of its function.
-    State* later = e.pool.copy(incoming);
+    State* later = take_or_copy(e.pool, incoming, donor);
     if (later == nullptr) return e.oom(pc);
     e.pool.release(slot);
     slot = later;
@@ -72,7 +95,11 @@ bool join_at(Fixpoint& fx, uint32_t target, State*& slot, uint32_t p, const Stat
 // Merges `incoming`, a state leaving pc, into the entry of block `target`:
 // into the partition it belongs to (partitions.h), met with the proven
 // range of stepped registers at a header that has a clamp (loop_clamp.h).
-bool merge(Fixpoint& fx, uint32_t target, const State& incoming, uint32_t pc) {
+// `donor`, when not nullptr, points at the caller's owning pointer to
+// `incoming`, which the caller gives up: the merge may keep that state as
+// the entry state rather than copy it (and then sets *donor to nullptr);
+// otherwise it is left to the caller, unchanged, to release.
+bool merge(Fixpoint& fx, uint32_t target, const State& incoming, uint32_t pc, State** donor = nullptr) {
   Engine& e = fx.e;
   const uint32_t local = target - fx.base;
   const uint32_t p = partition_of(fx, target, incoming);
@@ -84,14 +111,16 @@ bool merge(Fixpoint& fx, uint32_t target, const State& incoming, uint32_t pc) {
   }
   State*& slot = *at;
   LoopClamp* clamp = fx.clamps.at_header(e.cfg, target);
-  if (clamp == nullptr) return join_at(fx, target, slot, p, incoming, pc);
+  if (clamp == nullptr) return join_at(fx, target, slot, p, incoming, pc, donor);
   // A loop header with stepped registers (loop_clamp.h).
   LoopClamp& c = *clamp;
   const bool grew = !e.cfg.in_loop(e.cfg.block_of(pc), e.cfg.blocks[target].loop) && note_entry(c, incoming.top().regs);
-  State* in = e.pool.copy(incoming);
+  // The clamp changes the state merged: a donated one is clamped in place
+  // (the caller no longer reads it), else a copy.
+  State* in = take_or_copy(e.pool, incoming, donor);
   if (in == nullptr) return e.oom(pc);
   apply_clamp(c, in->top().regs);
-  const bool ok = join_at(fx, target, slot, p, *in, pc);
+  const bool ok = join_at(fx, target, slot, p, *in, pc, &in);
   e.pool.release(in);
   if (ok) apply_clamp(c, slot->top().regs);
   if (ok && grew) {  // the back edges' clamps must see the grown entry values
@@ -182,7 +211,8 @@ bool step(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
 }
 
 // The instructions of block b from state w, then the merges into its
-// successors. w may move (a call replaces it); the caller releases it.
+// successors. w may move (a call replaces it) or be given to a successor's
+// entry (nullptr then); the caller releases it.
 bool transfer_block(Fixpoint& fx, uint32_t b, State*& w) {
   Engine& e = fx.e;
   const Cfg& cfg = e.cfg;
@@ -231,7 +261,8 @@ bool transfer_block(Fixpoint& fx, uint32_t b, State*& w) {
         const Cfg::Edge& edge = out[i];
         if (!ok) break;
         if (edge.kind == Cfg::EdgeKind::jump) {
-          ok = merge(fx, edge.to, *w, pc);
+          // The last edge's merge may keep w (nothing reads it afterwards).
+          ok = merge(fx, edge.to, *w, pc, i + 1 == out.size ? &w : nullptr);
           continue;
         }
         // The last edge refines w itself, which nothing reads afterwards
@@ -245,7 +276,11 @@ bool transfer_block(Fixpoint& fx, uint32_t b, State*& w) {
         }
         bool feasible = true;
         ok = refine_branch(e, *branch, insn, pc, edge.kind == Cfg::EdgeKind::taken, feasible);
-        if (ok && feasible) ok = merge(fx, edge.to, *branch, pc);
+        // The refined state is not read after its merge (w only by the
+        // speculative merge below, which is not in_place): it may become
+        // the successor's entry state (merge's donor). The owner is w
+        // itself when in place.
+        if (ok && feasible) ok = merge(fx, edge.to, *branch, pc, in_place ? &w : &branch);
         // A branch ruled out still runs under misprediction (Spectre v1):
         // analyse it with the state before the comparison.
         if (ok && !feasible && e.speculative) ok = merge(fx, edge.to, *w, pc);
@@ -272,9 +307,9 @@ bool transfer_block(Fixpoint& fx, uint32_t b, State*& w) {
   if (ok && !terminated) {
     constants.flush(w->regs());
     record_facts(fx, b, *w);
-    for (const Cfg::Edge& edge : cfg.successors(b)) {
-      if (ok) ok = merge(fx, edge.to, *w, block.last);
-    }
+    // The last merge may keep w itself (nothing reads it afterwards).
+    const Cfg::Span<Cfg::Edge> out = cfg.successors(b);
+    for (uint32_t i = 0; ok && i < out.size; ++i) ok = merge(fx, out[i].to, *w, block.last, i + 1 == out.size ? &w : nullptr);
   }
   return ok;
 }
@@ -310,7 +345,7 @@ bool visit_block(Fixpoint& fx, uint32_t b) {
     ok = transfer_block(fx, b, w);
     e.pool.release(w);
   }
-  if (!revisitable) release_partitions(fx.entries, e.pool, local);
+  if (!revisitable && holds_entries(fx, local)) release_partitions(fx.entries, e.pool, local);
   return ok;
 }
 
@@ -421,7 +456,9 @@ bool analyze_function(Engine& e, LoopFacts& facts, const PartitionPlan& plan, ui
   uint32_t p = 0;
   while (ok && next_pending(fx, words, p)) ok = visit_block(fx, cfg.rpo[f.rpo_begin + p]);
   if (ok) commit_facts(fx);
-  for (uint32_t i = 0; i < n; ++i) release_partitions(fx.entries, e.pool, i);
+  for (uint32_t i = 0; i < n; ++i) {
+    if (holds_entries(fx, i)) release_partitions(fx.entries, e.pool, i);
+  }
   release_groups(fx.entries, e.pool);
   release_loop_clamps(e.pool, fx.clamps);
   scratch.release(e.pool);

@@ -9,7 +9,7 @@
 // where the sides differ: a register that is bit for bit the same on both
 // sides is its own join and includes itself (join_same, leq_same); stack
 // tags are compared eight bytes at a time; spills are looked up only for
-// the slots that hold one (spill_mask). And a join of two states without
+// the slots that hold one (FrameSpills). And a join of two states without
 // spills happens in place, with no fresh state to fill and no copy.
 #include "analysis/lattice.h"
 
@@ -395,28 +395,67 @@ bool join_same(const RegState& x) {
   return self_joining(x.value);
 }
 
+// join_reg_in of a register uninit on either side: join_reg's fresh
+// uninit register (its first case), which join_reg_in keeps (its ref is
+// 0). Most registers of a small function are never written, so this is
+// the common case of a join, decided on the kinds alone.
+bool joins_to_uninit(const RegState& a, const RegState& b) {
+  return a.kind == RegKind::uninit || b.kind == RegKind::uninit;
+}
+
 // Whether reg_leq(x, x) and owner_leq(x, x, ·) hold: for every register
 // whose tnum is well formed (no bit both known and unknown), as every
 // comparison in reg_leq is then reflexive and owner_leq needs a NULL
 // scalar on the left where the right owns a reference.
 bool leq_same(const RegState& x) { return (x.value.bits.value & x.value.bits.mask) == 0; }
 
-// The slots of frame `frame` that hold a spill (bit i: slot i).
-uint64_t spill_mask(const State& s, uint32_t frame) {
-  static_assert(kSlotCount == 64, "one bit per slot");
-  uint64_t mask = 0;
-  const Spill* spills = s.spills();
-  for (uint32_t i = 0; i < s.spill_count; ++i) {
-    if (spills[i].frame == frame) mask |= uint64_t{1} << spills[i].slot;
-  }
-  return mask;
+// join_reg_in of two spilled values, with the registers' shortcut: the
+// same bits whose join is themselves (join_same) are the result. A spill
+// that neither path touched is the common case.
+RegState join_spilled_value(const RegState& x, const RegState& y, const State& sx, const State& sy, bool widen_it,
+                            const MapTable& maps) {
+  if (same_bits(x, y) && join_same(x)) return x;
+  return join_reg_in(x, y, sx, sy, widen_it, maps);
 }
+
+// reg_leq and owner_leq of two spilled values, with the registers'
+// shortcut (leq_same: both hold for the same bits).
+bool spilled_value_leq(const RegState& x, const RegState& y, const State& sx, const MapTable& maps) {
+  if (same_bits(x, y) && leq_same(x)) return true;
+  return reg_leq(x, y, maps) && owner_leq(x, y, sx);
+}
+
+// The spills of one frame of a state by slot, built in one pass over the
+// spill list: the join and the inclusion check look up every spilled slot
+// of both sides, and State::find_spill's scan of the whole list per slot
+// made that quadratic in the spill count (programs that spill dozens of
+// slots). `mask` has bit i set when slot i holds a spill; `at` then names
+// the first spill of the list with that frame and slot, as find_spill does.
+struct FrameSpills {
+  uint64_t mask = 0;
+  uint16_t at[kSlotCount];  // index in the spill list; valid where mask has the bit
+
+  FrameSpills(const State& s, uint32_t frame) {
+    static_assert(kSlotCount == 64, "one bit per slot");
+    const Spill* spills = s.spills();
+    for (uint32_t i = 0; i < s.spill_count; ++i) {
+      if (spills[i].frame != frame) continue;
+      const uint64_t bit = uint64_t{1} << spills[i].slot;
+      if ((mask & bit) != 0) continue;  // find_spill finds the first
+      mask |= bit;
+      at[spills[i].slot] = static_cast<uint16_t>(i);
+    }
+  }
+  const Spill* find(const State& s, uint32_t slot) const {
+    return ((mask >> slot) & 1u) != 0 ? &s.spills()[at[slot]] : nullptr;
+  }
+};
 
 // Whether the stack tags of slots [8 * c, 8 * c + 8) are the same on both
 // sides: a frame's 512 tags in eight 64-byte chunks, so that the common
 // case (equal stacks, or a few slots apart) costs a few compares.
 constexpr uint32_t kChunkSlots = 8;
-constexpr uint64_t kChunkMask = (uint64_t{1} << kChunkSlots) - 1;  // a chunk's bits in a spill_mask
+constexpr uint64_t kChunkMask = (uint64_t{1} << kChunkSlots) - 1;  // a chunk's bits in FrameSpills::mask
 bool same_chunk(const uint8_t* ta, const uint8_t* tb) {
   uint64_t diff = 0;
   for (uint32_t i = 0; i < kChunkSlots * 8; i += 8) {
@@ -425,19 +464,30 @@ bool same_chunk(const uint8_t* ta, const uint8_t* tb) {
   return diff == 0;
 }
 
+// The first slot, a multiple of kChunkSlots, whose chunk may hold a tag
+// other than kTagUninit on either side: below both frames' watermarks
+// (Frame::stack_low) every tag is kTagUninit on both sides, which is its
+// own join and includes itself; and no spill is there (a spill's slot is
+// kTagSpill). So the chunks below it are what the loops over chunks would
+// find equal and unspilled.
+uint32_t first_used_chunk(const Frame& a, const Frame& b) {
+  const uint32_t low = a.stack_low < b.stack_low ? a.stack_low : b.stack_low;
+  return low / (kChunkSlots * 8) * kChunkSlots;
+}
+
 // The join of two unspilled slots' tags into `tr` (which may be `ta`).
 void join_slot_tags(const uint8_t* ta, const uint8_t* tb, uint8_t* tr) {
   for (int i = 0; i < 8; ++i) tr[i] = join_tag(ta[i], tb[i]);
 }
 
 // The join of a slot that holds a spill on at least one side.
-void join_spilled_slot(State& r, const State& a, const State& other, uint32_t f, uint32_t slot,
-                       bool widen_it, const MapTable& maps) {
+void join_spilled_slot(State& r, const State& a, const State& other, const FrameSpills& spills_a,
+                       const FrameSpills& spills_b, uint32_t f, uint32_t slot, bool widen_it, const MapTable& maps) {
   const uint8_t* ta = a.frames()[f].tags + slot * 8;
   const uint8_t* tb = other.frames()[f].tags + slot * 8;
   uint8_t* tr = r.frames()[f].tags + slot * 8;
-  const Spill* sa = a.find_spill(f, slot);
-  const Spill* sb = other.find_spill(f, slot);
+  const Spill* sa = spills_a.find(a, slot);
+  const Spill* sb = spills_b.find(other, slot);
   const bool na = sa != nullptr && sa->narrow != 0;
   const bool nb = sb != nullptr && sb->narrow != 0;
   if (na && nb && sa->narrow == sb->narrow) {
@@ -447,7 +497,7 @@ void join_spilled_slot(State& r, const State& a, const State& other, uint32_t f,
     s.slot = static_cast<uint8_t>(slot);
     s.narrow = sa->narrow;
     s.unused = 0;
-    s.reg = join_reg_in(sa->reg, sb->reg, a, other, widen_it, maps);
+    s.reg = join_spilled_value(sa->reg, sb->reg, a, other, widen_it, maps);
     for (int i = 0; i < 8; ++i) tr[i] = i < sa->narrow ? uint8_t{kTagSpill} : join_tag(ta[i], tb[i]);
     return;
   }
@@ -462,7 +512,7 @@ void join_spilled_slot(State& r, const State& a, const State& other, uint32_t f,
     s.slot = static_cast<uint8_t>(slot);
     s.narrow = 0;
     s.unused = 0;
-    s.reg = join_reg_in(ra, rb, a, other, widen_it, maps);
+    s.reg = join_spilled_value(ra, rb, a, other, widen_it, maps);
     for (int i = 0; i < 8; ++i) tr[i] = kTagSpill;
     return;
   }
@@ -481,10 +531,16 @@ void join_in_place(State& a, const State& other, bool widen_it, const MapTable& 
     Frame& fa = a.frames()[f];
     const Frame& fb = other.frames()[f];
     for (uint32_t i = 0; i < kRegisterCount; ++i) {
+      if (joins_to_uninit(fa.regs[i], fb.regs[i])) {
+        fa.regs[i] = make_uninit();
+        continue;
+      }
       if (same_bits(fa.regs[i], fb.regs[i]) && join_same(fa.regs[i])) continue;
       fa.regs[i] = join_reg_in(fa.regs[i], fb.regs[i], a, other, widen_it, maps);
     }
-    for (uint32_t chunk = 0; chunk < kSlotCount; chunk += kChunkSlots) {
+    const uint32_t first = first_used_chunk(fa, fb);
+    fa.stack_low = first * 8 < fa.stack_low ? first * 8 : fa.stack_low;  // tags below stay kTagUninit
+    for (uint32_t chunk = first; chunk < kSlotCount; chunk += kChunkSlots) {
       if (same_chunk(fa.tags + chunk * 8, fb.tags + chunk * 8)) continue;
       for (uint32_t slot = chunk; slot < chunk + kChunkSlots; ++slot) {
         uint8_t* ta = fa.tags + slot * 8;
@@ -515,13 +571,19 @@ bool join_into(StatePool& pool, State*& into, const State& other, bool widen_it,
     Frame& fr = r->frames()[f];
     fr.function = fa.function;
     fr.call_pc = fa.call_pc;
+    fr.unused = 0;
     for (uint32_t i = 0; i < kRegisterCount; ++i) {
-      fr.regs[i] = same_bits(fa.regs[i], fb.regs[i]) && join_same(fa.regs[i])
-                       ? fa.regs[i]
-                       : join_reg_in(fa.regs[i], fb.regs[i], *a, other, widen_it, maps);
+      fr.regs[i] = joins_to_uninit(fa.regs[i], fb.regs[i])                       ? make_uninit()
+                   : same_bits(fa.regs[i], fb.regs[i]) && join_same(fa.regs[i]) ? fa.regs[i]
+                                                                                 : join_reg_in(fa.regs[i], fb.regs[i], *a, other, widen_it, maps);
     }
-    const uint64_t spilled = spill_mask(*a, f) | spill_mask(other, f);
-    for (uint32_t slot = 0; slot < kSlotCount; ++slot) {
+    const FrameSpills spills_a(*a, f);
+    const FrameSpills spills_b(other, f);
+    const uint64_t spilled = spills_a.mask | spills_b.mask;
+    const uint32_t first = first_used_chunk(fa, fb);
+    std::memset(fr.tags, kTagUninit, first * 8);
+    fr.stack_low = first * 8;
+    for (uint32_t slot = first; slot < kSlotCount; ++slot) {
       if (slot % kChunkSlots == 0 && (spilled >> slot & kChunkMask) == 0 &&
           same_chunk(fa.tags + slot * 8, fb.tags + slot * 8)) {
         std::memcpy(fr.tags + slot * 8, fa.tags + slot * 8, kChunkSlots * 8);  // eight equal unspilled slots
@@ -529,7 +591,7 @@ bool join_into(StatePool& pool, State*& into, const State& other, bool widen_it,
         continue;
       }
       if ((spilled >> slot & 1u) != 0) {
-        join_spilled_slot(*r, *a, other, f, slot, widen_it, maps);
+        join_spilled_slot(*r, *a, other, spills_a, spills_b, f, slot, widen_it, maps);
         continue;
       }
       const uint8_t* ta = fa.tags + slot * 8;
@@ -560,12 +622,17 @@ bool state_leq(const State& a, const State& b, const MapTable& maps) {
     for (uint32_t i = 0; i < kRegisterCount; ++i) {
       const RegState& ra = fa.regs[i];
       const RegState& rb = fb.regs[i];
+      // An uninit b includes everything: reg_leq's first case, and
+      // owner_leq holds as b owns no reference.
+      if (rb.kind == RegKind::uninit) continue;
       if (same_bits(ra, rb) && leq_same(ra)) continue;
       if (!reg_leq(ra, rb, maps) || !owner_leq(ra, rb, a)) return false;
     }
-    const uint64_t spilled_a = spill_mask(a, f);
-    const uint64_t spilled_b = spill_mask(b, f);
-    for (uint32_t slot = 0; slot < kSlotCount; ++slot) {
+    const FrameSpills spills_a(a, f);
+    const FrameSpills spills_b(b, f);
+    const uint64_t spilled_a = spills_a.mask;
+    const uint64_t spilled_b = spills_b.mask;
+    for (uint32_t slot = first_used_chunk(fa, fb); slot < kSlotCount; ++slot) {
       if (slot % kChunkSlots == 0 && ((spilled_a | spilled_b) >> slot & kChunkMask) == 0 &&
           same_chunk(fa.tags + slot * 8, fb.tags + slot * 8)) {
         slot += kChunkSlots - 1;  // eight equal unspilled slots
@@ -576,12 +643,13 @@ bool state_leq(const State& a, const State& b, const MapTable& maps) {
       const bool in_a = (spilled_a >> slot & 1u) != 0;
       const bool in_b = (spilled_b >> slot & 1u) != 0;
       if (!in_a && !in_b && bytes::load<uint64_t>(ta) == bytes::load<uint64_t>(tb)) continue;  // equal tags
-      const Spill* sa = in_a ? a.find_spill(f, slot) : nullptr;
-      const Spill* sb = in_b ? b.find_spill(f, slot) : nullptr;
+      const Spill* sa = spills_a.find(a, slot);
+      const Spill* sb = spills_b.find(b, slot);
       if (sb != nullptr && sb->narrow != 0) {
         // b's 32-bit spill covers one of the same size whose value it
         // covers, and the rest of the slot byte by byte.
-        if (sa == nullptr || sa->narrow != sb->narrow || !reg_leq(sa->reg, sb->reg, maps)) return false;
+        if (sa == nullptr || sa->narrow != sb->narrow) return false;
+        if (!(same_bits(sa->reg, sb->reg) && leq_same(sa->reg)) && !reg_leq(sa->reg, sb->reg, maps)) return false;
         for (int i = sb->narrow; i < 8; ++i) {
           if (!tag_leq(ta[i], tb[i])) return false;
         }
@@ -595,7 +663,7 @@ bool state_leq(const State& a, const State& b, const MapTable& maps) {
         } else if (!slot_as_scalar(ta, ra)) {
           return false;
         }
-        if (!reg_leq(ra, sb->reg, maps) || !owner_leq(ra, sb->reg, a)) return false;
+        if (!spilled_value_leq(ra, sb->reg, a, maps)) return false;
         continue;
       }
       uint8_t xa[8];

@@ -64,6 +64,7 @@ void note_stack_use(Engine& e, const State& s, const RegState& ptr, int64_t lo) 
 void decay_spill(State& s, uint32_t frame, uint32_t slot) {
   Spill* spill = s.find_spill(frame, slot);
   if (spill == nullptr) return;
+  note_stack_write(s.frames()[frame], slot * 8);
   uint8_t* tags = s.frames()[frame].tags + slot * 8;
   const uint8_t t = spill->reg.is_null() ? kTagZero : kTagData;
   const int bytes = spill->narrow != 0 ? spill->narrow : 8;  // a narrow spill's other bytes are their own
@@ -121,6 +122,7 @@ bool stack_write_range(Engine& e, State& s, uint32_t reg, const RegState& ptr, R
     }
     decay_spill(s, ptr.frame, static_cast<uint32_t>(slot));
   }
+  if (r.lo < r.hi) note_stack_write(frame, static_cast<uint32_t>(r.lo + kStackSize));
   for (int64_t b = r.lo; b < r.hi; ++b) {
     uint8_t& t = frame.tags[b + kStackSize];
     if (exact) {
@@ -260,6 +262,7 @@ bool stack_store(Engine& e, State*& s, const Insn& insn, const RegState& ptr, ui
     }
     spill->narrow = 0;
     spill->reg = spilled;
+    note_stack_write(s->frames()[ptr.frame], slot * 8);
     std::memset(s->frames()[ptr.frame].tags + slot * 8, kTagSpill, 8);
     return true;
   }
@@ -288,6 +291,7 @@ bool stack_store(Engine& e, State*& s, const Insn& insn, const RegState& ptr, ui
   spill->narrow = static_cast<uint8_t>(size);
   spill->unused = 0;
   spill->reg = make_scalar(low);
+  note_stack_write(s->frames()[ptr.frame], slot * 8);
   std::memset(s->frames()[ptr.frame].tags + slot * 8, kTagSpill, size);
   return true;
 }

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "analysis/reg_state.h"
 #include "keel/arena.h"
@@ -46,7 +47,39 @@ struct Frame {
   uint8_t tags[kStackSize];  // tags[i] describes byte (r10 - kStackSize + i)
   uint32_t function;         // CFG function index
   uint32_t call_pc;          // the call that made this frame (0 for the entry)
+  // The stack watermark. Invariant: tags[i] == kTagUninit for every
+  // i < stack_low. Every writer of a tag other than kTagUninit lowers it
+  // first (note_stack_write); clear_stack raises it to kStackSize. A lower
+  // value is always valid (0 claims nothing), so code that sets tags by
+  // hand may leave it at 0. The tags themselves stay complete: the mark
+  // only lets joins and inclusion checks skip the stack below both sides'
+  // marks, uninitialized on both (design.md, "Stack" and "Cost bound"), as
+  // most programs use the top few slots of their 512 bytes.
+  uint32_t stack_low;
+  uint32_t unused;
 };
+
+// Every stack byte uninitialized (a new frame).
+inline void clear_stack(Frame& frame) {
+  static_assert(kTagUninit == 0);
+  std::memset(frame.tags, kTagUninit, sizeof(frame.tags));
+  frame.stack_low = kStackSize;
+}
+
+// Before tags[index] (and maybe bytes above it) is set to a tag other than
+// kTagUninit: keeps the watermark at or below it.
+inline void note_stack_write(Frame& frame, uint32_t index) {
+  if (index < frame.stack_low) frame.stack_low = index;
+}
+
+// Whether the watermark invariant holds (tests check every transfer).
+inline bool stack_low_holds(const Frame& frame) {
+  if (frame.stack_low > kStackSize) return false;
+  for (uint32_t i = 0; i < frame.stack_low; ++i) {
+    if (frame.tags[i] != kTagUninit) return false;
+  }
+  return true;
+}
 
 struct Spill {
   uint8_t frame;

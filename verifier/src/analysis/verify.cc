@@ -149,6 +149,7 @@ struct Trace {
   std::memset(&frame, 0, sizeof(frame));
   frame.function = 0;
   frame.call_pc = 0;
+  frame.stack_low = kStackSize;  // the stack is all kTagUninit (state.h's watermark)
   frame.regs[1] = make_pointer(RegKind::ctx);
   frame.regs[10] = make_pointer(RegKind::stack);
   if (type.r2_is_ctx_size) frame.regs[2] = make_scalar(Scalar::constant(type.ctx_size));
