@@ -717,6 +717,17 @@ TEST(DecodeCall, HelperTable) {
   EXPECT_DECODE_OK(decode_slots(slots));
 }
 
+// Every field of a decoded instruction.
+void expect_insn(const Insn& insn, const std::string& op, uint8_t dst, uint8_t src, uint8_t opcode, int32_t offset,
+                 int64_t imm) {
+  EXPECT_EQ(op_name(insn.op), op);
+  EXPECT_EQ(insn.dst, dst);
+  EXPECT_EQ(insn.src, src);
+  EXPECT_EQ(insn.opcode, opcode);
+  EXPECT_EQ(insn.offset, offset);
+  EXPECT_EQ(insn.imm, imm);
+}
+
 // Every field combination (values around each check) of a helper call and
 // of a lddw, against the rules written out here: RFC 9669 §3 (unused fields
 // zero, registers r0-r10, r10 never written), §4.3.1 and §5.4. decode.cc
@@ -742,13 +753,7 @@ TEST(DecodeCommon, HelperCallFieldsByTheRules) {
             EXPECT_DECODE_ERROR(d, unknown_helper, 1);
           } else {
             ASSERT_TRUE(d.result.ok());
-            const Insn& insn = d.program.insns[1];
-            EXPECT_STREQ(op_name(insn.op), "call_helper");
-            EXPECT_EQ(insn.dst, 0);
-            EXPECT_EQ(insn.src, 0);
-            EXPECT_EQ(insn.opcode, 0x85);
-            EXPECT_EQ(insn.offset, 0);
-            EXPECT_EQ(insn.imm, id);
+            expect_insn(d.program.insns[1], "call_helper", 0, 0, 0x85, 0, id);
           }
           EXPECT_EQ(calls, dst == 0 && offset == 0 && src == 0 ? 1 : 0);
           // Without a table every id is a helper.
@@ -799,17 +804,11 @@ TEST(DecodeCommon, OpByOffsetByTheRules) {
               EXPECT_DECODE_ERROR(d, reserved_field, 0);
             } else {
               ASSERT_TRUE(d.result.ok()) << decode_error_name(d.result.error);
-              const Insn& insn = d.program.insns[0];
               const std::string width = row.wide ? "64" : "32";
               const std::string expected = offset == 0 ? row.op
                                            : movsx     ? "movsx" + width + "_" + std::to_string(offset)
                                                        : row.other;
-              EXPECT_EQ(op_name(insn.op), expected);
-              EXPECT_EQ(insn.dst, dst);
-              EXPECT_EQ(insn.src, src);
-              EXPECT_EQ(insn.opcode, row.opcode);
-              EXPECT_EQ(insn.offset, offset);
-              EXPECT_EQ(insn.imm, imm);
+              expect_insn(d.program.insns[0], expected, dst, src, row.opcode, offset, imm);
             }
           }
         }
@@ -869,21 +868,10 @@ TEST(DecodeCommon, LddwFieldsByTheRules) {
               EXPECT_DECODE_ERROR(d, fall_through_end, 0);  // the lddw a function: the first is the mov
             } else {
               ASSERT_TRUE(d.result.ok()) << decode_error_name(d.result.error) << " at " << d.result.pc;
-              const Insn& insn = d.program.insns[1];
-              EXPECT_STREQ(op_name(insn.op), kinds[src]);
-              EXPECT_EQ(insn.dst, dst);
-              EXPECT_EQ(insn.src, src);
-              EXPECT_EQ(insn.opcode, 0x18);
-              EXPECT_EQ(insn.offset, 0);
               const uint64_t both = uint64_t{static_cast<uint32_t>(next.imm)} << 32 | static_cast<uint32_t>(imm);
-              EXPECT_EQ(insn.imm, src == 0 ? static_cast<int64_t>(both) : int64_t{imm});
-              const Insn& tail = d.program.insns[2];
-              EXPECT_STREQ(op_name(tail.op), "lddw_tail");
-              EXPECT_EQ(tail.dst, 0);
-              EXPECT_EQ(tail.src, 0);
-              EXPECT_EQ(tail.opcode, 0);
-              EXPECT_EQ(tail.offset, 0);
-              EXPECT_EQ(tail.imm, next.imm);
+              expect_insn(d.program.insns[1], kinds[src], dst, src, 0x18, 0,
+                          src == 0 ? static_cast<int64_t>(both) : int64_t{imm});
+              expect_insn(d.program.insns[2], "lddw_tail", 0, 0, 0, 0, next.imm);
             }
           }
         }
