@@ -660,15 +660,17 @@ uint32_t lddw_tails(const Cfg& cfg, uint32_t b) {
 // pass the limit, so check_cost would record nothing and no sum saturates:
 // only the longest path is left to find (a third of function_cost's
 // instructions). loop_bounds_test compares the two, with and without lddw.
+// (Instantiated per kLddw, so that the loop without lddw stays as tight as
+// before it took them.)
+template <bool kLddw>
 uint64_t longest_path(Work& w) {
   const Cfg& cfg = w.cfg;
   const Cfg::Span<uint32_t> order = cfg.function_rpo(0);
   for (uint32_t b : order) w.dist[b] = 0;
-  const bool has_lddw = cfg.lddw_count != 0;
   uint64_t longest = 0;
   for (uint32_t b : order) {
     uint64_t length = w.dist[b] + (cfg.blocks[b].last - cfg.blocks[b].first + 1);
-    if (has_lddw) length -= lddw_tails(cfg, b);
+    if constexpr (kLddw) length -= lddw_tails(cfg, b);
     const uint32_t begin = cfg.succ_offsets[b], end = cfg.succ_offsets[b + 1];
     if (begin == end) longest = max_of(longest, length);  // ends in exit
     for (uint32_t e = begin; e < end; ++e) {
@@ -724,7 +726,7 @@ LoopBoundResult bound_loops(const Cfg& cfg, const LoopFacts& facts, const LoopBo
       return result;
     }
     if (cfg.call_count == 0 && cfg.insn_count <= options.max_insns) {
-      result.max_insns_executed = longest_path(w);
+      result.max_insns_executed = cfg.lddw_count == 0 ? longest_path<false>(w) : longest_path<true>(w);
       return result;
     }
     result.max_insns_executed = function_cost(w, 0);
