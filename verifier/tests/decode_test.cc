@@ -717,6 +717,169 @@ TEST(DecodeCall, HelperTable) {
   EXPECT_DECODE_OK(decode_slots(slots));
 }
 
+// Every field of a decoded instruction.
+void expect_insn(const Insn& insn, const std::string& op, uint8_t dst, uint8_t src, uint8_t opcode, int32_t offset,
+                 int64_t imm) {
+  EXPECT_EQ(op_name(insn.op), op);
+  EXPECT_EQ(insn.dst, dst);
+  EXPECT_EQ(insn.src, src);
+  EXPECT_EQ(insn.opcode, opcode);
+  EXPECT_EQ(insn.offset, offset);
+  EXPECT_EQ(insn.imm, imm);
+}
+
+// Every field combination (values around each check) of a helper call and
+// of a lddw, against the rules written out here: RFC 9669 §3 (unused fields
+// zero, registers r0-r10, r10 never written), §4.3.1 and §5.4. decode.cc
+// decodes the valid common ones without its per-row path (decode_common);
+// this pins that path and the per-row one to the same results, the table
+// asked once per call.
+TEST(DecodeCommon, HelperCallFieldsByTheRules) {
+  for (uint8_t dst = 0; dst < 16; ++dst) {
+    for (uint8_t src = 0; src < 16; ++src) {
+      if (src == 1) continue;  // a local call: DecodeCall.LocalCallTargets
+      for (const int16_t offset : {int16_t{0}, int16_t{1}, int16_t{-1}, int16_t{0x100}}) {
+        for (const int32_t id : {0, 1, 2, 0x10000, -1, INT32_MIN}) {
+          SCOPED_TRACE("dst " + std::to_string(dst) + " src " + std::to_string(src) + " offset " +
+                       std::to_string(offset) + " id " + std::to_string(id));
+          int calls = 0;
+          DecodeOptions options;
+          options.helper_exists = even_helpers;
+          options.helper_context = &calls;
+          const Decoded d = decode_slots({mov64(0, 0), {0x85, dst, src, offset, id}, exit_insn()}, options);
+          if (dst != 0 || offset != 0 || src > 2) {
+            EXPECT_DECODE_ERROR(d, reserved_field, 1);
+          } else if (src == 2 || id % 2 != 0) {
+            EXPECT_DECODE_ERROR(d, unknown_helper, 1);
+          } else {
+            ASSERT_TRUE(d.result.ok());
+            expect_insn(d.program.insns[1], "call_helper", 0, 0, 0x85, 0, id);
+          }
+          EXPECT_EQ(calls, dst == 0 && offset == 0 && src == 0 ? 1 : 0);
+          // Without a table every id is a helper.
+          const Decoded any = decode_slots({mov64(0, 0), {0x85, dst, src, offset, id}, exit_insn()});
+          EXPECT_EQ(any.result.ok(), dst == 0 && offset == 0 && src == 0);
+        }
+      }
+    }
+  }
+}
+
+// MOV X and DIV / MOD pick their op by offset (RFC 9669 §4.1); offset 0
+// takes decode.cc's fast path, the others its per-row path. Every
+// combination against the rules: unused fields zero, registers r0-r10, r10
+// never written, then the offset.
+TEST(DecodeCommon, OpByOffsetByTheRules) {
+  struct Row {
+    uint8_t opcode;
+    const char* op;  // offset 0
+    const char* other;  // offset 1 (sdiv / smod), or nullptr for MOV X
+    bool reg;  // X (src) form, else K (imm)
+    bool wide;
+  };
+  const Row rows[] = {
+      {0x34, "div32_imm", "sdiv32_imm", false, false}, {0x3c, "div32_reg", "sdiv32_reg", true, false},
+      {0x94, "mod32_imm", "smod32_imm", false, false}, {0x9c, "mod32_reg", "smod32_reg", true, false},
+      {0x37, "div64_imm", "sdiv64_imm", false, true},  {0x3f, "div64_reg", "sdiv64_reg", true, true},
+      {0x97, "mod64_imm", "smod64_imm", false, true},  {0x9f, "mod64_reg", "smod64_reg", true, true},
+      {0xbc, "mov32_reg", nullptr, true, false},       {0xbf, "mov64_reg", nullptr, true, true}};
+  for (const Row& row : rows) {
+    for (uint8_t dst = 0; dst < 16; ++dst) {
+      for (uint8_t src = 0; src < 16; ++src) {
+        for (const int16_t offset : {int16_t{0}, int16_t{1}, int16_t{2}, int16_t{8}, int16_t{16}, int16_t{32},
+                                     int16_t{-1}, int16_t{0x100}}) {
+          for (const int32_t imm : {0, 3}) {
+            SCOPED_TRACE(std::string(row.op) + " dst " + std::to_string(dst) + " src " + std::to_string(src) +
+                         " offset " + std::to_string(offset) + " imm " + std::to_string(imm));
+            const Decoded d = decode_slots({{row.opcode, dst, src, offset, imm}, exit_insn()});
+            const bool movsx = row.other == nullptr;
+            const bool by_offset = movsx ? offset == 8 || offset == 16 || (offset == 32 && row.wide) : offset == 1;
+            if ((row.reg && imm != 0) || (!row.reg && src != 0)) {
+              EXPECT_DECODE_ERROR(d, reserved_field, 0);
+            } else if (dst > 10 || (row.reg && src > 10)) {
+              EXPECT_DECODE_ERROR(d, bad_register, 0);
+            } else if (dst == 10) {
+              EXPECT_DECODE_ERROR(d, write_to_r10, 0);
+            } else if (offset != 0 && !by_offset) {
+              EXPECT_DECODE_ERROR(d, reserved_field, 0);
+            } else {
+              ASSERT_TRUE(d.result.ok()) << decode_error_name(d.result.error);
+              const std::string width = row.wide ? "64" : "32";
+              const std::string expected = offset == 0 ? row.op
+                                           : movsx     ? "movsx" + width + "_" + std::to_string(offset)
+                                                       : row.other;
+              expect_insn(d.program.insns[0], expected, dst, src, row.opcode, offset, imm);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(DecodeCommon, LddwFieldsByTheRules) {
+  const char* kinds[] = {"lddw_imm64", "lddw_map_fd", "lddw_map_value", "lddw_var_addr",
+                         "lddw_code_addr", "lddw_map_idx", "lddw_map_idx_value"};
+  // Second slots: the tail's fields, or none (the lddw is the last slot).
+  struct Second {
+    bool present;
+    S slot;
+  };
+  const Second seconds[] = {{true, lddw_tail(0)},           {true, lddw_tail(5)},
+                            {true, lddw_tail(-1)},          {true, {0x00, 1, 0, 0, 0}},
+                            {true, {0x00, 0, 1, 0, 0}},     {true, {0x00, 0, 0, 1, 0}},
+                            {true, {0x00, 0, 0, -1, 7}},    {true, exit_insn()},
+                            {true, mov64(0, 0)},            {false, {}}};
+  for (uint8_t dst = 0; dst < 16; ++dst) {
+    for (uint8_t src = 0; src < 16; ++src) {
+      for (const int16_t offset : {int16_t{0}, int16_t{1}, int16_t{-1}}) {
+        for (const int32_t imm : {0, -1, -2, 1, 7, INT32_MIN}) {
+          for (const Second& second : seconds) {
+            SCOPED_TRACE("dst " + std::to_string(dst) + " src " + std::to_string(src) + " offset " +
+                         std::to_string(offset) + " imm " + std::to_string(imm) + " second " +
+                         std::to_string(&second - seconds));
+            std::vector<S> slots = {mov64(0, 0), {0x18, dst, src, offset, imm}};
+            if (second.present) slots.push_back(second.slot);
+            slots.push_back(exit_insn());
+            const Decoded d = decode_slots(slots);
+            const S& next = second.slot;
+            // check_fields, then decode_lddw, in that order.
+            if (offset != 0) {
+              EXPECT_DECODE_ERROR(d, reserved_field, 1);
+            } else if (dst > 10) {
+              EXPECT_DECODE_ERROR(d, bad_register, 1);
+            } else if (dst == 10) {
+              EXPECT_DECODE_ERROR(d, write_to_r10, 1);
+            } else if (src > 6) {
+              EXPECT_DECODE_ERROR(d, bad_lddw_src, 1);
+            } else if (!second.present || next.opcode != 0) {
+              EXPECT_DECODE_ERROR(d, incomplete_lddw, 1);
+            } else if (next.dst != 0 || next.src != 0 || next.offset != 0 ||
+                       ((src == 1 || src == 5) && next.imm != 0)) {
+              EXPECT_DECODE_ERROR(d, bad_lddw_second_slot, 2);
+            } else if (src == 4 && (imm < -2 || imm > 1)) {
+              // code_addr: the callback at 2 + imm (the lddw's next slot + imm) is outside.
+              EXPECT_DECODE_ERROR(d, jump_out_of_range, 1);
+            } else if (src == 4 && imm == 0) {
+              EXPECT_DECODE_ERROR(d, jump_into_lddw, 1);  // its own tail
+            } else if (src == 4 && imm == 1) {
+              EXPECT_DECODE_ERROR(d, fall_through_end, 1);  // the exit a function: the first ends in the lddw
+            } else if (src == 4 && imm == -1) {
+              EXPECT_DECODE_ERROR(d, fall_through_end, 0);  // the lddw a function: the first is the mov
+            } else {
+              ASSERT_TRUE(d.result.ok()) << decode_error_name(d.result.error) << " at " << d.result.pc;
+              const uint64_t both = uint64_t{static_cast<uint32_t>(next.imm)} << 32 | static_cast<uint32_t>(imm);
+              expect_insn(d.program.insns[1], kinds[src], dst, src, 0x18, 0,
+                          src == 0 ? static_cast<int64_t>(both) : int64_t{imm});
+              expect_insn(d.program.insns[2], "lddw_tail", 0, 0, 0, 0, next.imm);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(DecodeCall, BtfIdCallsAreUnknown) {
   EXPECT_DECODE_ERROR(decode_slots({mov64(0, 0), {0x85, 0, 2, 0, 1234}, exit_insn()}), unknown_helper, 1);
 }

@@ -799,10 +799,11 @@ TEST(LoopBoundsDifferential, ArgumentDependentLoops) {
 // Random counting loops (seeded): initial value, step(s), compare, width,
 // bound and test position drawn from values around the wrap points. Every
 // accepted program whose bound is small enough to run must finish within it.
-// Loop-free, call-free programs without lddw, no longer than max_insns,
-// take bound_loops' shortcut (longest_path); with a lddw they take
-// function_cost. Both must give the longest path, counted here on the
-// instructions themselves (all jumps go forward).
+// Loop-free programs without call sites, no longer than max_insns, take
+// bound_loops' shortcut (longest_path), lddw or not; with a lower max_insns
+// (still above the longest path) they take function_cost. Both must give
+// the longest path, counted here on the instructions themselves (all jumps
+// go forward; a lddw is one instruction in two slots).
 TEST(LoopBoundsDifferential, LongestPathShortcutIsFunctionCost) {
   uint64_t seed = 0x13198a2e03707344;
   auto next = [&seed](uint64_t n) {
@@ -821,6 +822,7 @@ TEST(LoopBoundsDifferential, LongestPathShortcutIsFunctionCost) {
           text.append("jeq %r1, ").append(std::to_string(next(3))).append(", ").append(target).append("\n");
           break;
         case 3: case 4: text.append("jgt %r1, %r2, ").append(target).append("\n"); break;
+        case 6: text.append("lddw %r3, ").append(std::to_string(next(1u << 20) << 32 | 1)).append("\n"); break;
         case 5: {  // an if/else, whose ja skips the else
           const std::string at = std::to_string(pc);
           text.append("jeq %r1, 7, e").append(at).append("\nadd %r0, 1\nja j").append(at);
@@ -840,13 +842,27 @@ TEST(LoopBoundsDifferential, LongestPathShortcutIsFunctionCost) {
     for (uint32_t pc = n; pc-- > 0;) {
       const Insn& insn = a->program.insns[pc];
       const uint32_t to = static_cast<uint32_t>(int64_t{pc} + 1 + insn.offset);
+      if (insn.op == Op::lddw_tail) continue;  // never a start: a lddw runs on past it
       longest[pc] = 1 + (insn.op == Op::exit                ? 0
                          : insn.op == Op::ja                ? longest[to]
                          : is_conditional_jump(insn.op)     ? std::max(longest[pc + 1], longest[to])
+                         : insn.op == Op::lddw_imm64        ? longest[pc + 2]
                                                             : longest[pc + 1]);
     }
     EXPECT_EQ(a->result.max_insns_executed, longest[0]) << text;
-    // A lddw first (one more instruction on every path): function_cost.
+    // function_cost: max_insns below the slot count but not below the
+    // longest path (which needs a jump or a lddw to be shorter).
+    if (longest[0] < n) {
+      LoopBoundOptions options;
+      options.max_insns = longest[0];
+      const LoopBoundResult slow = bound_loops(a->cfg, a->oracle.facts(), options, a->arena);
+      ASSERT_TRUE(slow.ok()) << text;
+      EXPECT_EQ(slow.max_insns_executed, longest[0]) << text;
+      options.max_insns = longest[0] - 1;  // and one below: too costly
+      EXPECT_EQ(bound_loops(a->cfg, a->oracle.facts(), options, a->arena).error, LoopBoundError::too_costly)
+          << text;
+    }
+    // A lddw first (one more instruction on every path).
     const auto with_lddw = analyze("lddw %r3, 5\n" + text);
     ASSERT_EQ(with_lddw->error, "") << text;
     ASSERT_TRUE(with_lddw->result.ok()) << text;

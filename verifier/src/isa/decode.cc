@@ -43,7 +43,8 @@ static_assert(op_plus(Op::jsle32_reg, 1) == Op::ja);
 constexpr bool is_jump(Op op) { return is_conditional_jump(op) || op == Op::ja; }
 
 // The common case in one test per slot, derived from kTable: a row without
-// a kind-specific check (Kind::none) whose slot has its unused fields zero
+// a kind-specific check (Kind::none, or offset 0 of a row whose kind reads
+// only the offset, fast_row) whose slot has its unused fields zero
 // and its registers in range decodes to the row's op with the raw fields.
 // Every other slot, valid or not, takes the full per-row path below, which
 // alone reports errors, so the two paths cannot disagree.
@@ -74,10 +75,15 @@ constexpr uint16_t register_bias(uint8_t dst_limit, uint8_t src_limit) {
 
 constexpr FastRow fast_row(const Row& row) {
   FastRow fast{0, static_cast<uint32_t>(row.op) | uint32_t{row.opcode} << 24, register_bias(0, 0), 0};
-  if (row.kind != Kind::none) return fast;
+  // MOV X (movsx) and DIV / MOD (signed_op) rows pick their op by offset,
+  // and offset 0 keeps the row's op with no check beyond check_fields
+  // (decode_movsx, decode_kind): with offset 0 they are plain rows. Every
+  // mov rN, rM is one of them. Other offsets take the per-row path.
+  const bool op_by_offset = row.kind == Kind::movsx || row.kind == Kind::signed_op;
+  if (row.kind != Kind::none && !op_by_offset) return fast;
   if (row.dst == Field::zero) fast.zero_bits |= uint64_t{0x0f} << 8;
   if (row.src == Field::zero) fast.zero_bits |= uint64_t{0xf0} << 8;
-  if (row.offset == Field::zero) fast.zero_bits |= uint64_t{0xffff} << 16;
+  if (row.offset == Field::zero || op_by_offset) fast.zero_bits |= uint64_t{0xffff} << 16;
   if (row.imm == Field::zero) fast.zero_bits |= uint64_t{0xffffffff} << 32;
   fast.register_bias = register_bias(register_limit(row.dst), register_limit(row.src));
   fast.jump = is_jump(row.op) ? 1 : 0;
@@ -300,6 +306,60 @@ done:
   return static_cast<uint32_t>(insn - insns);
 }
 
+// The two kinded rows nearly every real program has, which decode_fast
+// leaves to decode_slot: a helper call by static id and a lddw. For the
+// slots that pass these checks, which are decode_slot's for these rows
+// (check_fields, then decode_kind's src 0 call or decode_lddw), it writes
+// what decode_slot would write (a lddw's tail too, pc moved onto it) and
+// returns decoded, or unknown_helper where decode_slot reports that; for
+// every other slot it writes nothing and returns no, and decode_slot
+// decodes it (it alone reports the other errors). decode_test
+// compares every field combination of these rows with the rules. Inline:
+// decode_slot's call, read_raw and row dispatch cost more than the checks.
+enum class Common { no, decoded, unknown_helper };
+[[gnu::always_inline]] inline Common decode_common(const uint8_t* bytes, uint32_t count, const DecodeOptions& options,
+                                                 Insn* insns, uint32_t& pc, uint32_t& local_calls) {
+  const auto word = bytes::load<uint64_t>(bytes + size_t{pc} * 8);
+  const auto opcode = static_cast<uint8_t>(word);
+  const auto imm = static_cast<int32_t>(word >> 32);
+  // RFC 9669 §4.3 (JMP class, code CALL 0x80) and §5.4 (LD class, IMM mode, DW size).
+  constexpr uint8_t kCall = opcode::cls_jmp | 0x80, kLddw = opcode::cls_ld | opcode::mode_imm | opcode::size_dw;
+  // The rows these checks stand for.
+  static_assert(decode_table::kTable.row[kCall].kind == Kind::call &&
+                decode_table::kTable.row[kCall].op == Op::call_helper &&
+                decode_table::kTable.row[kCall].dst == Field::zero &&
+                decode_table::kTable.row[kCall].offset == Field::zero);
+  static_assert(decode_table::kTable.row[kLddw].kind == Kind::lddw &&
+                decode_table::kTable.row[kLddw].dst == Field::write &&
+                decode_table::kTable.row[kLddw].offset == Field::zero);
+  if (opcode == kCall) {
+    // The call row: dst and offset zero; src 0 is a helper by static id.
+    if ((word & 0xffffff00) != 0) return Common::no;
+    if (options.helper_exists != nullptr && !options.helper_exists(options.helper_context, imm))
+      return Common::unknown_helper;  // decode_slot's error, without asking the table twice
+    insns[pc] = Insn{Op::call_helper, 0, 0, kCall, 0, imm};
+    return Common::decoded;
+  }
+  if (opcode != kLddw) return Common::no;
+  const auto dst = static_cast<uint8_t>((word >> 8) & 0x0f), src = static_cast<uint8_t>((word >> 12) & 0x0f);
+  // The lddw row: dst written (so r0-r9), offset zero; src a kind; a second
+  // slot holding only imm, which a map reference keeps zero.
+  if (dst >= kFramePointer || ((word >> 16) & 0xffff) != 0 || src > kLddwLastKind || pc + 1 >= count) return Common::no;
+  const auto next = bytes::load<uint64_t>(bytes + (size_t{pc} + 1) * 8);
+  if (static_cast<uint32_t>(next) != 0) return Common::no;
+  const auto next_imm = static_cast<int32_t>(next >> 32);
+  if ((src == kLddwMapFd || src == kLddwMapIdx) && next_imm != 0) return Common::no;
+  const Op op = op_plus(Op::lddw_imm64, src);
+  const int64_t value = src != 0 ? int64_t{imm}
+                                 : static_cast<int64_t>((uint64_t{static_cast<uint32_t>(next_imm)} << 32) |
+                                                        static_cast<uint32_t>(imm));
+  insns[pc] = Insn{op, dst, src, kLddw, 0, value};
+  insns[pc + 1] = Insn{Op::lddw_tail, 0, 0, 0, 0, next_imm};
+  if (op == Op::lddw_code_addr) ++local_calls;  // its target starts a function (a callback)
+  ++pc;
+  return Common::decoded;
+}
+
 // Pass 1. Counts the local calls, so that pass 3 can skip its scratch array
 // for the common single-function program, and the jumps, so that pass 2 can
 // be skipped when there are neither.
@@ -309,6 +369,9 @@ DecodeResult decode_slots(const uint8_t* bytes, uint32_t count, const DecodeOpti
   jumps = 0;
   for (uint32_t pc = decode_fast(bytes, 0, count, insns, jumps); pc < count;
        pc = decode_fast(bytes, pc + 1, count, insns, jumps)) {
+    const Common common = decode_common(bytes, count, options, insns, pc, local_calls);
+    if (common == Common::decoded) continue;
+    if (common == Common::unknown_helper) return {DecodeError::unknown_helper, {pc}};
     if (const DecodeResult result = decode_slot(bytes, count, options, insns, pc, local_calls, jumps);
         !result.ok())
       return result;
