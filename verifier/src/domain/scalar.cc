@@ -229,6 +229,7 @@ KEEL_HOT Range arsh_r(WidthLimits w, Range a, unsigned k) {
 
 Scalar make64(Tnum t, Range a, Range b) {
   Scalar s;
+  if (finish_low_range(t, a, b, s)) return s;  // a result below 2^31: no rounds
   s.bits = t;
   set64(s, a);
   set32(s, b);

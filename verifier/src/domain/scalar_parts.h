@@ -206,4 +206,34 @@ KEEL_HOT Scalar finish_small(Tnum t, uint64_t lo, uint64_t hi) {
   return s;
 }
 
+// finish64 of the raw value {t, a (64-bit), b (32-bit)} whose 64-bit
+// unsigned bounds are [lo, hi] with lo <= hi < 2^31 and whose other three
+// intervals are each [lo, hi] or their width's full range: a right shift by
+// k >= 1 of a value below 2^(31+k) (unsigned bounds only), a left shift of
+// a small range that stays below 2^31. Such a value is finish_small(t, lo,
+// hi). All [lo, hi]: it is small, see finish_small. Otherwise it is not
+// small, not unknown (hi < 2^31), not wide-low (that needs hi >= 2^31),
+// and not settled (a full 64-bit signed range fails sign_settled, as
+// 2^63 > hi; a full 32-bit one fails circle32_settled, as 2^32 - 1 > hi),
+// so the first reduction round runs: the sign syncs take a full signed
+// range to [lo, hi] (its negative piece is empty above hi) and keep a
+// full 32-bit one (both pieces non-empty); 64 -> 32 meets the 32-bit
+// bounds with the circle [lo, hi]; 32 -> 64 and the last sync change
+// nothing; the round is then small_round(t, lo, hi) — the first round of
+// finish_small — and stops (`stable`) exactly when small_rounds would, or
+// goes on as reduce_small_range with the 7 rounds left. A constant t gives
+// the same in both (Scalar::contains of the raw value is lo <= t <= hi).
+// (scalar_test checks it against reduce() and the reference reduction.)
+KEEL_HOT bool finish_low_range(Tnum t, Range a, Range b, Scalar& out) {
+  const uint64_t lo = a.umin, hi = a.umax;
+  if (lo > hi || hi > 0x7fff'ffffu) return false;
+  const auto slo = static_cast<int64_t>(lo), shi = static_cast<int64_t>(hi);
+  const bool s64_ok = (a.smin == slo && a.smax == shi) || (a.smin == INT64_MIN && a.smax == INT64_MAX);
+  const bool low_ok = (b.umin == lo && b.umax == hi && b.smin == slo && b.smax == shi) ||
+                      (b.umin == 0 && b.umax == kLow32 && b.smin == INT32_MIN && b.smax == INT32_MAX);
+  if (!s64_ok || !low_ok) return false;
+  out = finish_small(t, lo, hi);
+  return true;
+}
+
 }  // namespace keel::scalar_parts
