@@ -47,8 +47,9 @@ bool join_keeps_use(const RegState& x, const RegState& y, const MapTable& maps, 
 
 // What a fill of `slot` of s's top frame gives, as join_into sees it: the
 // spill, NULL for bytes known zero, else nothing a pointer joins with.
-RegState slot_value(const State& s, uint32_t slot) {
-  const Spill* spill = s.find_spill(s.frame_count - 1u, slot);
+// `spill` is s's spill at that slot (nullptr: none), which the caller
+// has already looked up.
+RegState slot_value(const State& s, const Spill* spill, uint32_t slot) {
   if (spill != nullptr) return spill->reg;
   RegState none;
   none.kind = RegKind::mixed;
@@ -67,7 +68,10 @@ RegState slot_value(const State& s, uint32_t slot) {
 // in a register a load or store ahead uses as its base) kLossHere in a register the block's own jump tests (`here`), kLossTested
 // in one tested further ahead, kLossOffset in one only used as a base (an
 // offset of 14 or 18 matters as much as a flag, but a join of two offsets
-// may still pass the check that uses it). With `first`, any loss returns.
+// may still pass the check that uses it). Returns as soon as the loss
+// reaches `limit` (the losses only add up, so the full loss is then at
+// least `limit` too): 1 asks only whether the two states share a
+// partition, make_room passes the least loss found so far.
 constexpr uint32_t kLossOffset = 1;
 constexpr uint32_t kLossTested = 2;
 constexpr uint32_t kLossHere = 4;
@@ -75,7 +79,7 @@ constexpr uint32_t kLossPointer = 8;
 constexpr uint64_t kNoSlots[2] = {0, 0};  // a function without stack fills
 
 uint32_t join_loss(const State& a, const State& b, uint64_t flags, const uint64_t* slot_sets, uint32_t here,
-                   const MapTable& maps, bool first) {
+                   const MapTable& maps, uint32_t limit) {
   const uint32_t tested = flags & kFlagMask;
   const uint32_t exact = (flags | flags >> kFlagBits) & kFlagMask;
   const uint32_t usable = exact | ((flags >> (2 * kFlagBits)) & kFlagMask);
@@ -102,7 +106,7 @@ uint32_t join_loss(const State& a, const State& b, uint64_t flags, const uint64_
     } else if (!join_keeps_use(x[r], y[r], maps, ((unchecked >> r) & 1u) != 0)) {
       loss += kLossPointer;
     }
-    if (first && loss != 0) return loss;
+    if (loss >= limit) return loss;
   }
   uint64_t slots = slot_sets[0];
   if (slots == 0 || (a.spill_count == 0 && b.spill_count == 0)) return loss;
@@ -113,13 +117,43 @@ uint32_t join_loss(const State& a, const State& b, uint64_t flags, const uint64_
     const Spill* sy = b.find_spill(top, slot);
     const bool px = sx != nullptr && sx->reg.kind != RegKind::scalar;
     const bool py = sy != nullptr && sy->reg.kind != RegKind::scalar;
-    if ((px || py) &&
-        !join_keeps_use(slot_value(a, slot), slot_value(b, slot), maps, ((slot_sets[1] >> slot) & 1u) != 0)) {
+    if ((px || py) && !join_keeps_use(slot_value(a, sx, slot), slot_value(b, sy, slot), maps,
+                                      ((slot_sets[1] >> slot) & 1u) != 0)) {
       loss += kLossPointer;
-      if (first) return loss;
+      if (loss >= limit) return loss;
     }
   }
   return loss;
+}
+
+// The first pair (i, j), i < j, in order, of the kPartitions states of
+// block `local` and `incoming` (j = kPartitions) whose join loses least.
+// `pruned` stops each join_loss once it reaches the least loss so far,
+// and the search once a pair loses nothing: a pair is chosen only with a
+// loss strictly below every earlier one, so neither changes the choice
+// (the full search, `pruned` false, is the definition that a debug build
+// checks it against).
+struct Pair {
+  uint32_t into = 0;
+  uint32_t from = kPartitions;  // kPartitions: `incoming`
+};
+Pair least_loss(Fixpoint& fx, uint32_t local, const State& incoming, uint64_t flags, const uint64_t* slots,
+                uint32_t here, bool pruned) {
+  uint32_t best = UINT32_MAX;
+  Pair pair;
+  for (uint32_t i = 0; i < kPartitions; ++i) {
+    const State& one = **slot_of(fx.entries, local, i);
+    for (uint32_t j = i + 1; j <= kPartitions; ++j) {
+      const State& other = j == kPartitions ? incoming : **slot_of(fx.entries, local, j);
+      const uint32_t loss = join_loss(one, other, flags, slots, here, fx.e.maps, pruned ? best : UINT32_MAX);
+      if (loss < best) {
+        best = loss;
+        pair = {i, j};
+        if (pruned && best == 0) return pair;
+      }
+    }
+  }
+  return pair;
 }
 
 // All partitions of `target` hold states and `incoming` belongs to none:
@@ -134,20 +168,15 @@ uint32_t make_room(Fixpoint& fx, uint32_t target, const State& incoming, uint64_
   const Cfg::Block& block = fx.e.cfg.blocks[target];
   uint16_t here = 0;  // at the block's entry: what its own jump tests (a flag may be shifted first)
   for (uint32_t pc = block.last + 1; pc-- > block.first;) here = flags_before(fx.e.insns[pc], here);
-  uint32_t best = UINT32_MAX;
-  uint32_t into = 0;
-  uint32_t from = kPartitions;  // kPartitions: `incoming`
-  for (uint32_t i = 0; i < kPartitions; ++i) {
-    for (uint32_t j = i + 1; j <= kPartitions; ++j) {
-      const State& other = j == kPartitions ? incoming : **slot_of(fx.entries, local, j);
-      const uint32_t loss = join_loss(**slot_of(fx.entries, local, i), other, flags, slots, here, fx.e.maps, false);
-      if (loss < best) {
-        best = loss;
-        into = i;
-        from = j;
-      }
-    }
-  }
+  const Pair pair = least_loss(fx, local, incoming, flags, slots, here, true);
+#ifndef NDEBUG
+  // A debug build checks the pruned search against the full one (every
+  // pair's whole loss) on every program it verifies, the corpus tests
+  // included.
+  const Pair full = least_loss(fx, local, incoming, flags, slots, here, false);
+  if (full.into != pair.into || full.from != pair.from) __builtin_trap();
+#endif
+  const uint32_t into = pair.into, from = pair.from;
   if (from == kPartitions) return into;
   State** to = slot_of(fx.entries, local, into);
   State** gone = slot_of(fx.entries, local, from);
@@ -212,7 +241,7 @@ uint32_t partition_of(Fixpoint& fx, uint32_t target, const State& incoming) {
   const uint64_t* slots = fx.plan.slots != nullptr ? fx.plan.slots + 2 * size_t{target} : kNoSlots;
   for (uint32_t p = 0; p < kPartitions; ++p) {
     State** slot = slot_of(fx.entries, local, p);
-    if (slot == nullptr || *slot == nullptr || join_loss(**slot, incoming, flags, slots, 0, fx.e.maps, true) == 0) {
+    if (slot == nullptr || *slot == nullptr || join_loss(**slot, incoming, flags, slots, 0, fx.e.maps, 1) == 0) {
       return p;
     }
   }
