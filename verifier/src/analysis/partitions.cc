@@ -47,9 +47,8 @@ bool join_keeps_use(const RegState& x, const RegState& y, const MapTable& maps, 
 
 // What a fill of `slot` of s's top frame gives, as join_into sees it: the
 // spill, NULL for bytes known zero, else nothing a pointer joins with.
-// `spill` is s's spill at that slot (nullptr: none), which the caller
-// has already looked up.
-RegState slot_value(const State& s, const Spill* spill, uint32_t slot) {
+RegState slot_value(const State& s, uint32_t slot) {
+  const Spill* spill = s.find_spill(s.frame_count - 1u, slot);
   if (spill != nullptr) return spill->reg;
   RegState none;
   none.kind = RegKind::mixed;
@@ -78,8 +77,11 @@ constexpr uint32_t kLossHere = 4;
 constexpr uint32_t kLossPointer = 8;
 constexpr uint64_t kNoSlots[2] = {0, 0};  // a function without stack fills
 
+// (kAny: limit is 1, known at compile time, for partition_of's test.)
+template <bool kAny>
 uint32_t join_loss(const State& a, const State& b, uint64_t flags, const uint64_t* slot_sets, uint32_t here,
                    const MapTable& maps, uint32_t limit) {
+  if constexpr (kAny) limit = 1;
   const uint32_t tested = flags & kFlagMask;
   const uint32_t exact = (flags | flags >> kFlagBits) & kFlagMask;
   const uint32_t usable = exact | ((flags >> (2 * kFlagBits)) & kFlagMask);
@@ -117,8 +119,8 @@ uint32_t join_loss(const State& a, const State& b, uint64_t flags, const uint64_
     const Spill* sy = b.find_spill(top, slot);
     const bool px = sx != nullptr && sx->reg.kind != RegKind::scalar;
     const bool py = sy != nullptr && sy->reg.kind != RegKind::scalar;
-    if ((px || py) && !join_keeps_use(slot_value(a, sx, slot), slot_value(b, sy, slot), maps,
-                                      ((slot_sets[1] >> slot) & 1u) != 0)) {
+    if ((px || py) &&
+        !join_keeps_use(slot_value(a, slot), slot_value(b, slot), maps, ((slot_sets[1] >> slot) & 1u) != 0)) {
       loss += kLossPointer;
       if (loss >= limit) return loss;
     }
@@ -145,7 +147,7 @@ Pair least_loss(Fixpoint& fx, uint32_t local, const State& incoming, uint64_t fl
     const State& one = **slot_of(fx.entries, local, i);
     for (uint32_t j = i + 1; j <= kPartitions; ++j) {
       const State& other = j == kPartitions ? incoming : **slot_of(fx.entries, local, j);
-      const uint32_t loss = join_loss(one, other, flags, slots, here, fx.e.maps, pruned ? best : UINT32_MAX);
+      const uint32_t loss = join_loss<false>(one, other, flags, slots, here, fx.e.maps, pruned ? best : UINT32_MAX);
       if (loss < best) {
         best = loss;
         pair = {i, j};
@@ -163,7 +165,10 @@ Pair least_loss(Fixpoint& fx, uint32_t local, const State& incoming, uint64_t fl
 // the partition `incoming` joins (a freed one when two others were joined),
 // or kPartitions when the arena is exhausted. In loop-free code every merge
 // into a block comes before its visit, so this costs no visit.
-uint32_t make_room(Fixpoint& fx, uint32_t target, const State& incoming, uint64_t flags, const uint64_t* slots) {
+// (Kept out of partition_of, which most merges leave before it: inlined, it
+// made every call of partition_of dearer.)
+[[gnu::noinline]] uint32_t make_room(Fixpoint& fx, uint32_t target, const State& incoming, uint64_t flags,
+                                     const uint64_t* slots) {
   const uint32_t local = target - fx.base;
   const Cfg::Block& block = fx.e.cfg.blocks[target];
   uint16_t here = 0;  // at the block's entry: what its own jump tests (a flag may be shifted first)
@@ -241,7 +246,7 @@ uint32_t partition_of(Fixpoint& fx, uint32_t target, const State& incoming) {
   const uint64_t* slots = fx.plan.slots != nullptr ? fx.plan.slots + 2 * size_t{target} : kNoSlots;
   for (uint32_t p = 0; p < kPartitions; ++p) {
     State** slot = slot_of(fx.entries, local, p);
-    if (slot == nullptr || *slot == nullptr || join_loss(**slot, incoming, flags, slots, 0, fx.e.maps, 1) == 0) {
+    if (slot == nullptr || *slot == nullptr || join_loss<true>(**slot, incoming, flags, slots, 0, fx.e.maps, 1) == 0) {
       return p;
     }
   }
