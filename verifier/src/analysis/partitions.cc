@@ -67,15 +67,21 @@ RegState slot_value(const State& s, uint32_t slot) {
 // in a register a load or store ahead uses as its base) kLossHere in a register the block's own jump tests (`here`), kLossTested
 // in one tested further ahead, kLossOffset in one only used as a base (an
 // offset of 14 or 18 matters as much as a flag, but a join of two offsets
-// may still pass the check that uses it). With `first`, any loss returns.
+// may still pass the check that uses it). Returns as soon as the loss
+// reaches `limit` (the losses only add up, so the full loss is then at
+// least `limit` too): 1 asks only whether the two states share a
+// partition, make_room passes the least loss found so far.
 constexpr uint32_t kLossOffset = 1;
 constexpr uint32_t kLossTested = 2;
 constexpr uint32_t kLossHere = 4;
 constexpr uint32_t kLossPointer = 8;
 constexpr uint64_t kNoSlots[2] = {0, 0};  // a function without stack fills
 
+// (kAny: limit is 1, known at compile time, for partition_of's test.)
+template <bool kAny>
 uint32_t join_loss(const State& a, const State& b, uint64_t flags, const uint64_t* slot_sets, uint32_t here,
-                   const MapTable& maps, bool first) {
+                   const MapTable& maps, uint32_t limit) {
+  if constexpr (kAny) limit = 1;
   const uint32_t tested = flags & kFlagMask;
   const uint32_t exact = (flags | flags >> kFlagBits) & kFlagMask;
   const uint32_t usable = exact | ((flags >> (2 * kFlagBits)) & kFlagMask);
@@ -102,7 +108,7 @@ uint32_t join_loss(const State& a, const State& b, uint64_t flags, const uint64_
     } else if (!join_keeps_use(x[r], y[r], maps, ((unchecked >> r) & 1u) != 0)) {
       loss += kLossPointer;
     }
-    if (first && loss != 0) return loss;
+    if (loss >= limit) return loss;
   }
   uint64_t slots = slot_sets[0];
   if (slots == 0 || (a.spill_count == 0 && b.spill_count == 0)) return loss;
@@ -116,10 +122,40 @@ uint32_t join_loss(const State& a, const State& b, uint64_t flags, const uint64_
     if ((px || py) &&
         !join_keeps_use(slot_value(a, slot), slot_value(b, slot), maps, ((slot_sets[1] >> slot) & 1u) != 0)) {
       loss += kLossPointer;
-      if (first) return loss;
+      if (loss >= limit) return loss;
     }
   }
   return loss;
+}
+
+// The first pair (i, j), i < j, in order, of the kPartitions states of
+// block `local` and `incoming` (j = kPartitions) whose join loses least.
+// `pruned` stops each join_loss once it reaches the least loss so far,
+// and the search once a pair loses nothing: a pair is chosen only with a
+// loss strictly below every earlier one, so neither changes the choice
+// (the full search, `pruned` false, is the definition that a debug build
+// checks it against).
+struct Pair {
+  uint32_t into = 0;
+  uint32_t from = kPartitions;  // kPartitions: `incoming`
+};
+Pair least_loss(Fixpoint& fx, uint32_t local, const State& incoming, uint64_t flags, const uint64_t* slots,
+                uint32_t here, bool pruned) {
+  uint32_t best = UINT32_MAX;
+  Pair pair;
+  for (uint32_t i = 0; i < kPartitions; ++i) {
+    const State& one = **slot_of(fx.entries, local, i);
+    for (uint32_t j = i + 1; j <= kPartitions; ++j) {
+      const State& other = j == kPartitions ? incoming : **slot_of(fx.entries, local, j);
+      const uint32_t loss = join_loss<false>(one, other, flags, slots, here, fx.e.maps, pruned ? best : UINT32_MAX);
+      if (loss < best) {
+        best = loss;
+        pair = {i, j};
+        if (pruned && best == 0) return pair;
+      }
+    }
+  }
+  return pair;
 }
 
 // All partitions of `target` hold states and `incoming` belongs to none:
@@ -129,25 +165,23 @@ uint32_t join_loss(const State& a, const State& b, uint64_t flags, const uint64_
 // the partition `incoming` joins (a freed one when two others were joined),
 // or kPartitions when the arena is exhausted. In loop-free code every merge
 // into a block comes before its visit, so this costs no visit.
-uint32_t make_room(Fixpoint& fx, uint32_t target, const State& incoming, uint64_t flags, const uint64_t* slots) {
+// (Kept out of partition_of, which most merges leave before it: inlined, it
+// made every call of partition_of dearer.)
+[[gnu::noinline]] uint32_t make_room(Fixpoint& fx, uint32_t target, const State& incoming, uint64_t flags,
+                                     const uint64_t* slots) {
   const uint32_t local = target - fx.base;
   const Cfg::Block& block = fx.e.cfg.blocks[target];
   uint16_t here = 0;  // at the block's entry: what its own jump tests (a flag may be shifted first)
   for (uint32_t pc = block.last + 1; pc-- > block.first;) here = flags_before(fx.e.insns[pc], here);
-  uint32_t best = UINT32_MAX;
-  uint32_t into = 0;
-  uint32_t from = kPartitions;  // kPartitions: `incoming`
-  for (uint32_t i = 0; i < kPartitions; ++i) {
-    for (uint32_t j = i + 1; j <= kPartitions; ++j) {
-      const State& other = j == kPartitions ? incoming : **slot_of(fx.entries, local, j);
-      const uint32_t loss = join_loss(**slot_of(fx.entries, local, i), other, flags, slots, here, fx.e.maps, false);
-      if (loss < best) {
-        best = loss;
-        into = i;
-        from = j;
-      }
-    }
-  }
+  const Pair pair = least_loss(fx, local, incoming, flags, slots, here, true);
+#ifndef NDEBUG
+  // A debug build checks the pruned search against the full one (every
+  // pair's whole loss) on every program it verifies, the corpus tests
+  // included.
+  const Pair full = least_loss(fx, local, incoming, flags, slots, here, false);
+  if (full.into != pair.into || full.from != pair.from) __builtin_trap();
+#endif
+  const uint32_t into = pair.into, from = pair.from;
   if (from == kPartitions) return into;
   State** to = slot_of(fx.entries, local, into);
   State** gone = slot_of(fx.entries, local, from);
@@ -212,7 +246,7 @@ uint32_t partition_of(Fixpoint& fx, uint32_t target, const State& incoming) {
   const uint64_t* slots = fx.plan.slots != nullptr ? fx.plan.slots + 2 * size_t{target} : kNoSlots;
   for (uint32_t p = 0; p < kPartitions; ++p) {
     State** slot = slot_of(fx.entries, local, p);
-    if (slot == nullptr || *slot == nullptr || join_loss(**slot, incoming, flags, slots, 0, fx.e.maps, true) == 0) {
+    if (slot == nullptr || *slot == nullptr || join_loss<true>(**slot, incoming, flags, slots, 0, fx.e.maps, 1) == 0) {
       return p;
     }
   }
