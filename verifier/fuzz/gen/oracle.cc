@@ -28,6 +28,7 @@ constexpr uint64_t kMapHandle = 0xbadc0de00000000ULL;   // lddw map_fd / map_idx
 constexpr uint64_t kCodeHandle = 0xc0de000000000000ULL;  // lddw code_addr resolves to kCodeHandle + target slot
 constexpr uint32_t kEntries = 4 + 8;                     // map values: array 0..3, hash 4..11
 constexpr uint32_t kPacketRoom = 4096;
+constexpr uint32_t kPacketStart = 256;  // the packet's offset in its page
 constexpr uint32_t kMaxInsns = 4096;
 constexpr int32_t kBpfLoop = 181;         // Linux helper id of bpf_loop
 constexpr uint64_t kBpfLoopMax = 1u << 23;  // bpf_loop's nr_loops limit (kernel/bpf/bpf_iter.c, BPF_MAX_LOOPS)
@@ -77,12 +78,21 @@ void fill_edge(Random& random, uint8_t* p, size_t n) {
 // +UDP 42, +TCP 54) and the page's room.
 constexpr uint32_t kPacketLengths[] = {0, 1, 2, 4, 8, 13, 14, 15, 20, 33, 34, 35, 41, 42, 43, 53, 54, 55, 64, 255};
 
-uint8_t* packet_page() {
-  thread_local uint8_t* page = [] {
-    void* p = mmap(nullptr, 2 * kPacketRoom, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
-    return p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
-  }();
-  return page;
+uint8_t* map_packet_page() {
+  void* p = mmap(nullptr, 2 * kPacketRoom, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+  return p == MAP_FAILED ? nullptr : static_cast<uint8_t*>(p);
+}
+
+// The packet's page, and a second one at another address, where a leak is
+// confirmed (run_with_packet_in).
+uint8_t* packet_page(bool moved = false) {
+  thread_local uint8_t* page = map_packet_page();
+  thread_local uint8_t* moved_page = map_packet_page();
+  return moved ? moved_page : page;
+}
+
+bool in_packet_page(uint64_t v, bool moved) {
+  return packet_page(moved) != nullptr && v - address_of(packet_page(moved)) <= 2 * kPacketRoom;
 }
 
 // Stacks live in mappings of their own, away from the heap blocks of the
@@ -455,7 +465,8 @@ bool is_address(const World& w, uint64_t v) {
   for (const MappedStack& stack : w.callback_stacks) {
     if (in(address_of(stack->bytes), sizeof stack->bytes)) return true;
   }
-  if (packet_page() != nullptr && in(address_of(packet_page()), 2 * kPacketRoom)) return true;
+  // The page the packet of this run is in (packet_page()).
+  if (w.packet != nullptr && in(address_of(w.packet) - kPacketStart, 2 * kPacketRoom)) return true;
   return in(kMapHandle, kMapCount) || in(kCodeHandle, w.callback_count);
 }
 
@@ -496,8 +507,12 @@ const char* finding_kind_name(FindingKind kind) {
   return "invalid";
 }
 
-Finding run_accepted(const Program& decoded, const ProgramType& type, const Verdict& verdict, uint64_t seed,
-                     uint32_t inputs, bool unprivileged, uint32_t* runs, const SpecGuard* spec_guards) {
+namespace {
+
+// run_accepted() with the packet in its first page or, `moved`, in the second.
+Finding run_with_packet_in(const Program& decoded, const ProgramType& type, const Verdict& verdict, uint64_t seed,
+                           uint32_t inputs, bool unprivileged, uint32_t* runs, const SpecGuard* spec_guards,
+                           bool moved) {
   if (runs != nullptr) *runs = 0;
   Finding none;
   // A saturated bound is reported after the runs, so that a trap in the
@@ -550,9 +565,9 @@ Finding run_accepted(const Program& decoded, const ProgramType& type, const Verd
   bool has_packet = false;
   for (uint32_t i = 0; i < type.field_count; ++i) has_packet |= type.fields[i].yields == CtxYield::packet;
   if (has_packet && type.direct_packet_access) {
-    uint8_t* page = packet_page();
+    uint8_t* page = packet_page(moved);
     if (page == nullptr) return none;
-    w.packet = page + 256;
+    w.packet = page + kPacketStart;
   }
   const uint32_t fixed_regions = w.region_count;
 
@@ -633,6 +648,21 @@ Finding run_accepted(const Program& decoded, const ProgramType& type, const Verd
       Outcome now = snapshot(w, type, r);
       uint64_t address = 0;
       if (unprivileged && r.status == RunStatus::ok && leaks(w, before, now, address)) {
+        if (!moved && in_packet_page(address, false)) {
+          // The packet page lies below 4 GiB (its 32-bit context fields hold
+          // its addresses), so a 32-bit scalar, e.g. from bpf_get_prandom_u32,
+          // can hold the same number as an address in it by chance. A packet
+          // pointer, or any number made from one, moves with the packet; such
+          // a number does not. So the whole judgement is made again with the
+          // packet in a second page at another address, where the same
+          // number is no address at all: what that run finds (a leak of the
+          // moved packet, or anything else) is the judgement.
+          uint32_t moved_runs = 0;
+          const Finding again = run_with_packet_in(decoded, type, verdict, seed, inputs, unprivileged, &moved_runs,
+                                                   spec_guards, true);
+          if (runs != nullptr) *runs += moved_runs;
+          return again;
+        }
         f.kind = FindingKind::pointer_leak;
         f.value = address;
         f.message = "an unprivileged program let out the address " + hex(address) + " (in r0 or stored in a map, "
@@ -657,6 +687,13 @@ Finding run_accepted(const Program& decoded, const ProgramType& type, const Verd
     }
   }
   return none;
+}
+
+}  // namespace
+
+Finding run_accepted(const Program& decoded, const ProgramType& type, const Verdict& verdict, uint64_t seed,
+                     uint32_t inputs, bool unprivileged, uint32_t* runs, const SpecGuard* spec_guards) {
+  return run_with_packet_in(decoded, type, verdict, seed, inputs, unprivileged, runs, spec_guards, false);
 }
 
 VerifyOptions verify_options(bool privileged) {
