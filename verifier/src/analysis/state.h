@@ -59,7 +59,7 @@ struct Frame {
   uint32_t unused;
 };
 
-// Every stack byte uninitialized (a new frame).
+// Every stack byte uninitialized (a frame just made).
 inline void clear_stack(Frame& frame) {
   static_assert(kTagUninit == 0);
   std::memset(frame.tags, kTagUninit, sizeof(frame.tags));

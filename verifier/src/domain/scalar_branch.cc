@@ -121,7 +121,7 @@ KEEL_HOT bool unsigned_side(JmpOp op, bool taken, bool c_left, uint64_t c, uint6
 // - refine_full moves one unsigned bound of the ranged side r (ugt/uge
 //   after its swaps) and one of the constant's; the constant's reduction
 //   finds it empty exactly when r's bound passes the other (c > r.umax - 1
-//   for r > c, and so on), so both are non-empty iff r's new interval
+//   for r > c, and so on), so both are non-empty iff r's refined interval
 //   [L, H] = [r.umin, r.umax] ∩ {x | x OP c} is, and then the constant is
 //   unchanged (its moved bound is c again);
 // - r's reduction: the first round's sign syncs make [L, H] its 64-bit
