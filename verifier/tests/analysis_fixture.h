@@ -75,8 +75,9 @@ struct AnalysisFixture {
   // Runs the instructions at [from, to) (slots; a lddw's second is
   // skipped) through the transfer function of their class; false at the
   // first rejection, which engine->verdict then describes. After each, the
-  // stack watermark must lie below every written tag (Frame::stack_low):
-  // every test that runs stores through here checks the tag writers keep it.
+  // stack watermark must lie below every written tag (Frame::stack_low) and
+  // the spill index must hold (state.h): every test that runs stores
+  // through here checks the tag and spill writers keep them.
   bool run(uint32_t from, uint32_t to) {
     for (uint32_t pc = from; pc < to; ++pc) {
       const Insn& insn = program.insns[pc];
@@ -95,6 +96,7 @@ struct AnalysisFixture {
       for (uint32_t f = 0; f < state->frame_count; ++f) {
         EXPECT_TRUE(stack_low_holds(state->frames()[f])) << "pc " << pc << ": stack watermark above a written tag";
       }
+      EXPECT_TRUE(spills_hold(*state)) << "pc " << pc << ": spill list out of order or masks wrong";
       if (!ok) return false;
     }
     return true;

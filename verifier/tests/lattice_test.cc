@@ -40,6 +40,17 @@ void put_tags(State* s, uint32_t index, uint8_t tag, size_t n) {
   std::memset(s->frames()[0].tags + index, tag, n);
 }
 
+// Spills `reg` to `slot` of frame 0 (its first `narrow` bytes; 0: all 8)
+// as the transfer functions do: an entry in its place in the spill list
+// (state.h's spill index), its bytes tagged kTagSpill.
+void put_spill(State* s, uint32_t slot, uint8_t narrow, const RegState& reg) {
+  ASSERT_LT(s->spill_count, s->spill_capacity);
+  Spill* spill = s->add_spill(0, slot);
+  spill->narrow = narrow;
+  spill->reg = reg;
+  put_tags(s, 8 * slot, kTagSpill, narrow == 0 ? 8 : narrow);
+}
+
 bool same_bits(const RegState& a, const RegState& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // join_into's register result for a register equal on both sides: join_reg,
@@ -133,8 +144,7 @@ TEST(Lattice, EqualSpillsJoinAsJoinRegSays) {
         State* a = pool.make(make_uninit());
         State* b = pool.make(make_uninit());
         for (State* s : {a, b}) {
-          s->spills()[s->spill_count++] = Spill{0, 5, narrow, 0, x};
-          put_tags(s, 8 * 5, kTagSpill, narrow == 0 ? 8 : narrow);
+          put_spill(s, 5, narrow, x);
         }
         EXPECT_TRUE(state_leq(*a, *b, MapTable{})) << reg_kind_name(x.kind) << " narrow " << int{narrow};
         ASSERT_TRUE(join_into(pool.states, a, *b, widen, MapTable{}));
@@ -162,8 +172,7 @@ TEST(Lattice, UninitOnEitherSideJoinsAndIncludesAsJoinRegSays) {
           State* a = pool.make(uninit_first ? u : x);
           State* b = pool.make(uninit_first ? x : u);
           if (spilled) {  // the join that builds a fresh state
-            b->spills()[b->spill_count++] = Spill{0, 2, 0, 0, make_scalar(Scalar::constant(1))};
-            put_tags(b, 8 * 2, kTagSpill, 8);
+            put_spill(b, 2, 0, make_scalar(Scalar::constant(1)));
           }
           const RegState want = join_reg(a->frames()[0].regs[0], b->frames()[0].regs[0], false, MapTable{});
           EXPECT_TRUE(same_bits(want, make_uninit()));
@@ -227,9 +236,7 @@ TEST(Lattice, JoinWithSpillsAgreesWithJoinInPlace) {
     State* spill_a = pool.states.copy(*plain_a);
     State* spill_b = pool.states.copy(*plain_b);
     for (State* s : {spill_a, spill_b}) {
-      Spill& spill = s->spills()[s->spill_count++];
-      spill = Spill{0, 63, 0, 0, make_scalar(Scalar::constant(7))};
-      put_tags(s, 8 * 63, kTagSpill, 8);
+      put_spill(s, 63, 0, make_scalar(Scalar::constant(7)));
     }
     ASSERT_TRUE(join_into(pool.states, plain_a, *plain_b, widen, MapTable{}));
     ASSERT_TRUE(join_into(pool.states, spill_a, *spill_b, widen, MapTable{}));
@@ -245,10 +252,10 @@ TEST(Lattice, JoinWithSpillsAgreesWithJoinInPlace) {
   }
 }
 
-// Joins and inclusion of states with many spills, listed in different
-// orders on the two sides (the lattice finds each slot's spill through a
-// per-frame index, not a scan): every slot's spill joins with the other
-// side's spill of that slot and no other.
+// Joins and inclusion of states with many spills, made in different
+// orders on the two sides (the spill index keeps each list sorted, and
+// the lattice finds a slot's spill by counting mask bits): every slot's
+// spill joins with the other side's spill of that slot and no other.
 TEST(Lattice, ManySpillsJoinSlotBySlot) {
   for (const bool widen : {false, true}) {
     Pool pool;
@@ -258,17 +265,17 @@ TEST(Lattice, ManySpillsJoinSlotBySlot) {
     for (uint32_t i = 0; i < kSpilled; ++i) {
       const uint32_t slot_a = i;                  // ascending on one side
       const uint32_t slot_b = kSpilled - 1 - i;   // descending on the other
-      a->spills()[a->spill_count++] = Spill{0, static_cast<uint8_t>(slot_a), 0, 0, make_scalar(Scalar::constant(slot_a))};
-      b->spills()[b->spill_count++] =
-          Spill{0, static_cast<uint8_t>(slot_b), 0, 0, make_scalar(Scalar::constant(slot_b + 1000))};
-      put_tags(a, 8 * slot_a, kTagSpill, 8);
-      put_tags(b, 8 * slot_b, kTagSpill, 8);
+      put_spill(a, slot_a, 0, make_scalar(Scalar::constant(slot_a)));
+      put_spill(b, slot_b, 0, make_scalar(Scalar::constant(slot_b + 1000)));
     }
+    ASSERT_TRUE(spills_hold(*a));
+    ASSERT_TRUE(spills_hold(*b));
     const State* b_before = pool.states.copy(*b);
     EXPECT_FALSE(state_leq(*a, *b, MapTable{}));
     EXPECT_TRUE(state_leq(*b, *b_before, MapTable{}));
     ASSERT_TRUE(join_into(pool.states, a, *b, widen, MapTable{}));
     ASSERT_EQ(a->spill_count, kSpilled);
+    EXPECT_TRUE(spills_hold(*a));
     for (uint32_t slot = 0; slot < kSpilled; ++slot) {
       const Spill* s = a->find_spill(0, slot);
       ASSERT_NE(s, nullptr) << slot;
@@ -303,8 +310,7 @@ TEST(Lattice, WatermarkSkipsOnlyWhatTheFullComparisonFindsEqual) {
           put_tags(b, kStackSize - 8, kTagData, 8);
           if (spilled) {
             for (State* s : {a, b}) {
-              s->spills()[s->spill_count++] = Spill{0, 62, 0, 0, make_scalar(Scalar::constant(7))};
-              put_tags(s, 8 * 62, kTagSpill, 8);
+              put_spill(s, 62, 0, make_scalar(Scalar::constant(7)));
             }
           }
           ASSERT_TRUE(stack_low_holds(a->frames()[0]));

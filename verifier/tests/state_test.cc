@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
+#include <utility>
 #include <vector>
 
 #include "analysis_fixture.h"
@@ -179,6 +181,83 @@ TEST_F(Lattice, ReleasedStatesAreReused) {
   State* b = fresh();
   EXPECT_EQ(arena.used(), used);  // the released chunk, not a new one
   pool.release(b);
+}
+
+// find_spill through the spill index (state.h: a sorted list and a mask
+// per frame) against the definition, a scan of the whole list, after each
+// of thousands of random spills and removals in a three-frame state, with
+// copies (which must keep the index) and a copy that adds a frame.
+TEST_F(Lattice, SpillIndexFindsWhatAScanFinds) {
+  const auto scan = [](const State& s, uint32_t frame, uint32_t slot) -> const Spill* {
+    for (uint32_t i = 0; i < s.spill_count; ++i) {
+      if (s.spills()[i].frame == frame && s.spills()[i].slot == slot) return &s.spills()[i];
+    }
+    return nullptr;
+  };
+  std::mt19937 random(14);
+  const auto below = [&](uint32_t n) { return static_cast<uint32_t>(random() % n); };
+  for (uint32_t round = 0; round < 20; ++round) {
+    State* s = pool.allocate(2, 4);
+    ASSERT_NE(s, nullptr);
+    for (uint32_t f = 0; f < 2; ++f) clear_stack(s->frames()[f]);
+    State* grown = pool.copy(*s, 4, 1);  // a third frame, as a call makes
+    ASSERT_NE(grown, nullptr);
+    pool.release(s);
+    s = grown;
+    clear_stack(s->frames()[2]);
+    ASSERT_TRUE(spills_hold(*s));
+    for (uint32_t step = 0; step < 400; ++step) {
+      const uint32_t frame = below(3);
+      // Mostly a few slots at the top, as programs spill; sometimes any.
+      const uint32_t slot = below(4) == 0 ? below(kSlotCount) : kSlotCount - 1 - below(6);
+      Spill* found = s->find_spill(frame, slot);
+      ASSERT_EQ(found, scan(*s, frame, slot)) << "round " << round << " step " << step;
+      if (found != nullptr) {
+        EXPECT_EQ(found->reg.value.bits.value, uint64_t{frame} << 8 | slot);
+        s->remove_spill(found);
+      } else {
+        ASSERT_TRUE(pool.reserve_spill(s));
+        Spill* added = s->add_spill(frame, slot);
+        added->reg = make_scalar(Scalar::constant(uint64_t{frame} << 8 | slot));
+      }
+      ASSERT_TRUE(spills_hold(*s)) << "round " << round << " step " << step;
+      if (step % 50 == 0) {
+        State* copy = pool.copy(*s);
+        ASSERT_NE(copy, nullptr);
+        pool.release(s);
+        s = copy;
+      }
+      for (uint32_t f = 0; f < 3; ++f) {
+        for (uint32_t q = 0; q < kSlotCount; ++q) {
+          ASSERT_EQ(s->find_spill(f, q), scan(*s, f, q)) << "frame " << f << " slot " << q << " step " << step;
+        }
+      }
+    }
+    pool.release(s);
+  }
+}
+
+// What spills_hold rejects: a list out of order, a slot named twice, a
+// mask bit without its entry (or an entry without its bit).
+TEST_F(Lattice, SpillIndexCheckFindsBrokenLists) {
+  State* s = pool.allocate(1, 4);
+  ASSERT_NE(s, nullptr);
+  clear_stack(s->frames()[0]);
+  s->add_spill(0, 9);
+  s->add_spill(0, 3);
+  ASSERT_TRUE(spills_hold(*s));
+  EXPECT_EQ(s->spills()[0].slot, 3);
+  std::swap(s->spills()[0], s->spills()[1]);
+  EXPECT_FALSE(spills_hold(*s));  // out of order
+  std::swap(s->spills()[0], s->spills()[1]);
+  s->spills()[1].slot = 3;
+  EXPECT_FALSE(spills_hold(*s));  // twice
+  s->spills()[1].slot = 9;
+  s->frames()[0].spilled |= 1;
+  EXPECT_FALSE(spills_hold(*s));  // a bit without an entry
+  s->frames()[0].spilled &= ~uint64_t{1 | 1 << 9};
+  EXPECT_FALSE(spills_hold(*s));  // an entry without its bit
+  pool.release(s);
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 // where the sides differ: a register that is bit for bit the same on both
 // sides is its own join and includes itself (join_same, leq_same); stack
 // tags are compared eight bytes at a time; spills are looked up only for
-// the slots that hold one (FrameSpills). And a join of two states without
+// the slots that hold one (the spill index, state.h). And a join of two states without
 // spills happens in place, with no fresh state to fill and no copy.
 #include "analysis/lattice.h"
 
@@ -425,37 +425,50 @@ bool spilled_value_leq(const RegState& x, const RegState& y, const State& sx, co
   return reg_leq(x, y, maps) && owner_leq(x, y, sx);
 }
 
-// The spills of one frame of a state by slot, built in one pass over the
-// spill list: the join and the inclusion check look up every spilled slot
-// of both sides, and State::find_spill's scan of the whole list per slot
-// made that quadratic in the spill count (programs that spill dozens of
-// slots). `mask` has bit i set when slot i holds a spill; `at` then names
-// the first spill of the list with that frame and slot, as find_spill does.
-struct FrameSpills {
-  uint64_t mask = 0;
-  uint16_t at[kSlotCount];  // index in the spill list; valid where mask has the bit
-
-  FrameSpills(const State& s, uint32_t frame) {
+// The spills of one frame of a state, met in slot order. Through the
+// spill index (state.h), the frame's entries are a run of the sorted list
+// in slot order, and `mask`, its Frame::spilled, says which slots they
+// name: a walk over the slots from `from` upwards that asks every slot it
+// passes whose mask bit is set (and no slot twice) meets them one after
+// the other, so `next` is the entry of the next spilled slot and a lookup
+// is one bit test, no count. The join and the inclusion check walk so:
+// their loops skip only chunks without a mask bit on either side, and ask
+// every other slot once. A debug build checks each answer against
+// State::find_spill.
+class SpillCursor {
+ public:
+  SpillCursor(const State& s, uint32_t frame, uint32_t from)
+      : mask_(s.frames()[frame].spilled), next_(mask_ == 0 ? nullptr : s.spills() + s.spill_index(frame, from)) {
     static_assert(kSlotCount == 64, "one bit per slot");
-    const Spill* spills = s.spills();
-    for (uint32_t i = 0; i < s.spill_count; ++i) {
-      if (spills[i].frame != frame) continue;
-      const uint64_t bit = uint64_t{1} << spills[i].slot;
-      if ((mask & bit) != 0) continue;  // find_spill finds the first
-      mask |= bit;
-      at[spills[i].slot] = static_cast<uint16_t>(i);
-    }
+#ifndef NDEBUG
+    state_ = &s;
+    frame_ = frame;
+#endif
   }
-  const Spill* find(const State& s, uint32_t slot) const {
-    return ((mask >> slot) & 1u) != 0 ? &s.spills()[at[slot]] : nullptr;
+  uint64_t mask() const { return mask_; }
+  // The spill of `slot` (or nullptr), for slots asked in increasing order.
+  const Spill* take(uint32_t slot) {
+    const Spill* spill = ((mask_ >> slot) & 1u) != 0 ? next_++ : nullptr;
+#ifndef NDEBUG
+    if (spill != state_->find_spill(frame_, slot)) __builtin_trap();
+#endif
+    return spill;
   }
+
+ private:
+  uint64_t mask_;
+  const Spill* next_;  // (no frame without spills counts its place)
+#ifndef NDEBUG
+  const State* state_;
+  uint32_t frame_;
+#endif
 };
 
 // Whether the stack tags of slots [8 * c, 8 * c + 8) are the same on both
 // sides: a frame's 512 tags in eight 64-byte chunks, so that the common
 // case (equal stacks, or a few slots apart) costs a few compares.
 constexpr uint32_t kChunkSlots = 8;
-constexpr uint64_t kChunkMask = (uint64_t{1} << kChunkSlots) - 1;  // a chunk's bits in FrameSpills::mask
+constexpr uint64_t kChunkMask = (uint64_t{1} << kChunkSlots) - 1;  // a chunk's bits in Frame::spilled
 bool same_chunk(const uint8_t* ta, const uint8_t* tb) {
   uint64_t diff = 0;
   for (uint32_t i = 0; i < kChunkSlots * 8; i += 8) {
@@ -480,21 +493,30 @@ void join_slot_tags(const uint8_t* ta, const uint8_t* tb, uint8_t* tr) {
   for (int i = 0; i < 8; ++i) tr[i] = join_tag(ta[i], tb[i]);
 }
 
+// A new last entry of r's spill list, for (f, slot): the join goes through
+// frames and slots in order, so the list stays sorted (state.h's spill
+// index), and the frame's mask gets the slot's bit.
+Spill& append_spill(State& r, uint32_t f, uint32_t slot) {
+  Spill& s = r.spills()[r.spill_count++];
+  s.frame = static_cast<uint8_t>(f);
+  s.slot = static_cast<uint8_t>(slot);
+  r.frames()[f].spilled |= uint64_t{1} << slot;
+  return s;
+}
+
 // The join of a slot that holds a spill on at least one side.
-void join_spilled_slot(State& r, const State& a, const State& other, const FrameSpills& spills_a,
-                       const FrameSpills& spills_b, uint32_t f, uint32_t slot, bool widen_it, const MapTable& maps) {
+void join_spilled_slot(State& r, const State& a, const State& other, SpillCursor& spills_a, SpillCursor& spills_b,
+                       uint32_t f, uint32_t slot, bool widen_it, const MapTable& maps) {
   const uint8_t* ta = a.frames()[f].tags + slot * 8;
   const uint8_t* tb = other.frames()[f].tags + slot * 8;
   uint8_t* tr = r.frames()[f].tags + slot * 8;
-  const Spill* sa = spills_a.find(a, slot);
-  const Spill* sb = spills_b.find(other, slot);
+  const Spill* sa = spills_a.take(slot);
+  const Spill* sb = spills_b.take(slot);
   const bool na = sa != nullptr && sa->narrow != 0;
   const bool nb = sb != nullptr && sb->narrow != 0;
   if (na && nb && sa->narrow == sb->narrow) {
     // Two 32-bit spills stay one; the rest of the slot joins byte by byte.
-    Spill& s = r.spills()[r.spill_count++];
-    s.frame = static_cast<uint8_t>(f);
-    s.slot = static_cast<uint8_t>(slot);
+    Spill& s = append_spill(r, f, slot);
     s.narrow = sa->narrow;
     s.unused = 0;
     s.reg = join_spilled_value(sa->reg, sb->reg, a, other, widen_it, maps);
@@ -507,9 +529,7 @@ void join_spilled_slot(State& r, const State& a, const State& other, const Frame
   const bool ha = sa != nullptr ? (ra = sa->reg, !na) : slot_as_scalar(ta, ra);
   const bool hb = sb != nullptr ? (rb = sb->reg, !nb) : slot_as_scalar(tb, rb);
   if (ha && hb) {
-    Spill& s = r.spills()[r.spill_count++];
-    s.frame = static_cast<uint8_t>(f);
-    s.slot = static_cast<uint8_t>(slot);
+    Spill& s = append_spill(r, f, slot);
     s.narrow = 0;
     s.unused = 0;
     s.reg = join_spilled_value(ra, rb, a, other, widen_it, maps);
@@ -572,15 +592,16 @@ bool join_into(StatePool& pool, State*& into, const State& other, bool widen_it,
     fr.function = fa.function;
     fr.call_pc = fa.call_pc;
     fr.unused = 0;
+    fr.spilled = 0;  // join_spilled_slot sets the bits of the slots it spills
     for (uint32_t i = 0; i < kRegisterCount; ++i) {
       fr.regs[i] = joins_to_uninit(fa.regs[i], fb.regs[i])                       ? make_uninit()
                    : same_bits(fa.regs[i], fb.regs[i]) && join_same(fa.regs[i]) ? fa.regs[i]
                                                                                  : join_reg_in(fa.regs[i], fb.regs[i], *a, other, widen_it, maps);
     }
-    const FrameSpills spills_a(*a, f);
-    const FrameSpills spills_b(other, f);
-    const uint64_t spilled = spills_a.mask | spills_b.mask;
     const uint32_t first = first_used_chunk(fa, fb);
+    SpillCursor spills_a(*a, f, first);
+    SpillCursor spills_b(other, f, first);
+    const uint64_t spilled = spills_a.mask() | spills_b.mask();
     std::memset(fr.tags, kTagUninit, first * 8);
     fr.stack_low = first * 8;
     for (uint32_t slot = first; slot < kSlotCount; ++slot) {
@@ -628,11 +649,12 @@ bool state_leq(const State& a, const State& b, const MapTable& maps) {
       if (same_bits(ra, rb) && leq_same(ra)) continue;
       if (!reg_leq(ra, rb, maps) || !owner_leq(ra, rb, a)) return false;
     }
-    const FrameSpills spills_a(a, f);
-    const FrameSpills spills_b(b, f);
-    const uint64_t spilled_a = spills_a.mask;
-    const uint64_t spilled_b = spills_b.mask;
-    for (uint32_t slot = first_used_chunk(fa, fb); slot < kSlotCount; ++slot) {
+    const uint32_t first = first_used_chunk(fa, fb);
+    SpillCursor spills_a(a, f, first);
+    SpillCursor spills_b(b, f, first);
+    const uint64_t spilled_a = spills_a.mask();
+    const uint64_t spilled_b = spills_b.mask();
+    for (uint32_t slot = first; slot < kSlotCount; ++slot) {
       if (slot % kChunkSlots == 0 && ((spilled_a | spilled_b) >> slot & kChunkMask) == 0 &&
           same_chunk(fa.tags + slot * 8, fb.tags + slot * 8)) {
         slot += kChunkSlots - 1;  // eight equal unspilled slots
@@ -643,8 +665,8 @@ bool state_leq(const State& a, const State& b, const MapTable& maps) {
       const bool in_a = (spilled_a >> slot & 1u) != 0;
       const bool in_b = (spilled_b >> slot & 1u) != 0;
       if (!in_a && !in_b && bytes::load<uint64_t>(ta) == bytes::load<uint64_t>(tb)) continue;  // equal tags
-      const Spill* sa = spills_a.find(a, slot);
-      const Spill* sb = spills_b.find(b, slot);
+      const Spill* sa = spills_a.take(slot);
+      const Spill* sb = spills_b.take(slot);
       if (sb != nullptr && sb->narrow != 0) {
         // b's 32-bit spill covers one of the same size whose value it
         // covers, and the rest of the slot byte by byte.

@@ -255,10 +255,7 @@ bool stack_store(Engine& e, State*& s, const Insn& insn, const RegState& ptr, ui
     Spill* spill = s->find_spill(ptr.frame, slot);
     if (spill == nullptr) {
       if (!e.pool.reserve_spill(s)) return e.oom(pc);
-      spill = &s->spills()[s->spill_count++];
-      spill->frame = ptr.frame;
-      spill->slot = static_cast<uint8_t>(slot);
-      spill->unused = 0;
+      spill = s->add_spill(ptr.frame, slot);
     }
     spill->narrow = 0;
     spill->reg = spilled;
@@ -285,11 +282,8 @@ bool stack_store(Engine& e, State*& s, const Insn& insn, const RegState& ptr, ui
   const Scalar low = low_bytes(value->value, all);
   if (low.umin == 0 && low.umax == all && (low.bits.mask & all) == all) return true;  // nothing known
   if (!e.pool.reserve_spill(s)) return e.oom(pc);
-  Spill* spill = &s->spills()[s->spill_count++];
-  spill->frame = ptr.frame;
-  spill->slot = static_cast<uint8_t>(slot);
+  Spill* spill = s->add_spill(ptr.frame, slot);  // none there: stack_write_range decayed it
   spill->narrow = static_cast<uint8_t>(size);
-  spill->unused = 0;
   spill->reg = make_scalar(low);
   note_stack_write(s->frames()[ptr.frame], slot * 8);
   std::memset(s->frames()[ptr.frame].tags + slot * 8, kTagSpill, size);

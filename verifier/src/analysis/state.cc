@@ -41,22 +41,51 @@ const char* reg_kind_name(RegKind kind) {
 // ---- State ------------------------------------------------------------------
 
 Spill* State::find_spill(uint32_t frame, uint32_t slot) {
-  Spill* s = spills();
-  for (uint32_t i = 0; i < spill_count; ++i) {
-    if (s[i].frame == frame && s[i].slot == slot) return &s[i];
-  }
-  return nullptr;
+  return ((frames()[frame].spilled >> slot) & 1u) != 0 ? &spills()[spill_index(frame, slot)] : nullptr;
 }
 
 const Spill* State::find_spill(uint32_t frame, uint32_t slot) const {
   return const_cast<State*>(this)->find_spill(frame, slot);
 }
 
+Spill* State::add_spill(uint32_t frame, uint32_t slot) {
+  const uint32_t index = spill_index(frame, slot);
+  Spill* s = spills();
+  std::memmove(&s[index + 1], &s[index], (spill_count - index) * sizeof(Spill));
+  ++spill_count;
+  frames()[frame].spilled |= uint64_t{1} << slot;
+  Spill& spill = s[index];
+  spill.frame = static_cast<uint8_t>(frame);
+  spill.slot = static_cast<uint8_t>(slot);
+  spill.narrow = 0;
+  spill.unused = 0;
+  return &spill;
+}
+
 void State::remove_spill(Spill* spill) {
   Spill* s = spills();
   const uint32_t index = static_cast<uint32_t>(spill - s);
-  s[index] = s[spill_count - 1];
+  frames()[spill->frame].spilled &= ~(uint64_t{1} << spill->slot);
+  std::memmove(&s[index], &s[index + 1], (spill_count - index - 1u) * sizeof(Spill));
   --spill_count;
+}
+
+bool spills_hold(const State& s) {
+  if (s.frame_count > kMaxCallDepth) return false;
+  uint64_t seen[kMaxCallDepth] = {};
+  const Spill* spills = s.spills();
+  for (uint32_t i = 0; i < s.spill_count; ++i) {
+    const Spill& x = spills[i];
+    if (x.frame >= s.frame_count || x.slot >= kSlotCount) return false;
+    if (i > 0 && (spills[i - 1].frame > x.frame || (spills[i - 1].frame == x.frame && spills[i - 1].slot >= x.slot))) {
+      return false;  // out of order, or a slot named twice
+    }
+    seen[x.frame] |= uint64_t{1} << x.slot;
+  }
+  for (uint32_t f = 0; f < s.frame_count; ++f) {
+    if (s.frames()[f].spilled != seen[f]) return false;
+  }
+  return true;
 }
 
 bool State::holds(uint32_t ref) const {
@@ -154,6 +183,9 @@ State* StatePool::copy(const State& from, uint32_t extra_spills, uint32_t extra_
     return s;
   }
   std::memcpy(s->frames(), from.frames(), from.frame_count * sizeof(Frame));
+  // The new frames, the last (contents for the caller to set), have no
+  // spills: the spill index holds from here on (State).
+  for (uint32_t f = from.frame_count; f < frames; ++f) s->frames()[f].spilled = 0;
   s->frame_count = frames;
   s->spill_count = from.spill_count;
   std::memcpy(s->spills(), from.spills(), from.spill_count * sizeof(Spill));

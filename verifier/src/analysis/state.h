@@ -10,6 +10,7 @@
 
 #include "analysis/reg_state.h"
 #include "keel/arena.h"
+#include "support/bits.h"
 #include "keel/isa.h"
 #include "keel/platform.h"
 
@@ -45,6 +46,10 @@ inline constexpr uint32_t pc_of_ref(uint32_t ref) { return ref & ~kRefBit; }
 struct Frame {
   RegState regs[kRegisterCount];
   uint8_t tags[kStackSize];  // tags[i] describes byte (r10 - kStackSize + i)
+  // The slots of this frame that hold a spill: bit i is set exactly when
+  // the state's spill list has an entry for (this frame, slot i). With the
+  // list sorted (State, "spill index"), it finds a slot's spill in O(1).
+  uint64_t spilled;
   uint32_t function;         // CFG function index
   uint32_t call_pc;          // the call that made this frame (0 for the entry)
   // The stack watermark. Invariant: tags[i] == kTagUninit for every
@@ -59,11 +64,13 @@ struct Frame {
   uint32_t unused;
 };
 
-// Every stack byte uninitialized (a frame just made).
+// Every stack byte uninitialized and no slot spilled (a frame just made,
+// the last of its state: no spill in the list names it).
 inline void clear_stack(Frame& frame) {
   static_assert(kTagUninit == 0);
   std::memset(frame.tags, kTagUninit, sizeof(frame.tags));
   frame.stack_low = kStackSize;
+  frame.spilled = 0;
 }
 
 // Before tags[index] (and maybe bytes above it) is set to a tag other than
@@ -94,6 +101,19 @@ struct Spill {
 };
 
 // Laid out in one chunk: State, Frame[frame_count], Spill[spill_capacity].
+//
+// The spill index. Invariant: the spill list is sorted by (frame, slot),
+// no two entries name the same slot, and every entry's frame is below
+// frame_count; Frame::spilled of each frame has exactly the bits of the
+// slots its entries name. The spill of (f, slot) is then at the index that
+// counts the entries of the frames below f and those of f below slot: a
+// lookup costs a few bit counts, not a scan of the list (joins, inclusion
+// checks, partitions and loads look slots up). add_spill and remove_spill
+// keep it; a join builds its list in that order; a frame copied with its
+// mask keeps it as long as its spills are copied in order too
+// (call_frames.cc, which drops the callee's frame, the last, and its
+// spills, the list's tail). spills_hold checks it (tests, after every
+// transfer).
 struct alignas(8) State {
   uint32_t chunk_class;  // pool size class
   uint16_t frame_count;
@@ -116,9 +136,23 @@ struct alignas(8) State {
   const Frame& top() const { return frames()[frame_count - 1]; }
   RegState* regs() { return top().regs; }
 
-  // The spill of `slot` in `frame`, or nullptr.
+  // The spill of `slot` in `frame`, or nullptr: through the spill index,
+  // a mask bit and a bit count. (Out of line: inlined into its callers it
+  // cost partition_of's fast path on programs without spills more than the
+  // call saves.)
   Spill* find_spill(uint32_t frame, uint32_t slot);
   const Spill* find_spill(uint32_t frame, uint32_t slot) const;
+  // Where the spill of (frame, slot) is in the list, or would be inserted:
+  // the number of entries before it (the spill index).
+  uint32_t spill_index(uint32_t frame, uint32_t slot) const {
+    uint32_t index = 0;
+    for (uint32_t f = 0; f < frame; ++f) index += bits::count(frames()[f].spilled);
+    return index + bits::count(frames()[frame].spilled & bits::below(slot));
+  }
+  // A new entry for (frame, slot), which has none, in its place in the
+  // list: frame and slot set, narrow 0, reg for the caller to fill. The
+  // caller has made room (StatePool::reserve_spill).
+  Spill* add_spill(uint32_t frame, uint32_t slot);
   void remove_spill(Spill* spill);
 
   bool holds(uint32_t ref) const;
@@ -129,6 +163,10 @@ struct alignas(8) State {
 };
 
 size_t state_bytes(uint32_t frame_count, uint32_t spill_capacity);
+
+// Whether the spill index's invariant holds (State): tests check it after
+// every transfer and join, as stack_low_holds for the watermark.
+bool spills_hold(const State& s);
 
 // Chunks of power-of-two sizes with a free list per size. Not thread-safe;
 // one per verify() call (and one per nested callee analysis, see analyze.cc).
