@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include "analysis/state.h"
@@ -338,6 +339,120 @@ TEST(Lattice, WatermarkSkipsOnlyWhatTheFullComparisonFindsEqual) {
       }
     }
   }
+}
+
+// join_into joins in place when both sides spill the same slots with the
+// same widths, and builds a fresh state otherwise (join_fresh). The two
+// must agree bit for bit on everything a state holds: registers, tags,
+// watermark, spill list and masks, references. Random pairs of states:
+// registers from the samples (often equal on both sides), tags written at
+// random depths, spills of random values and widths on one side, on both
+// alike, or on both with other widths; one or two frames.
+TEST(Lattice, JoinInPlaceAgreesWithFreshJoin) {
+  std::mt19937 random(52);
+  const auto below = [&](uint32_t n) { return static_cast<uint32_t>(random() % n); };
+  const std::vector<RegState> regs = samples();
+  std::vector<RegState> scalars;
+  for (const RegState& r : regs) {
+    if (r.kind == RegKind::scalar) scalars.push_back(r);
+  }
+  const uint8_t tag_choice[] = {kTagData, kTagZero, kTagMixed};
+  uint32_t in_place_with_spills = 0;
+  for (uint32_t round = 0; round < 2000; ++round) {
+    Pool pool;
+    const uint32_t frames = below(4) == 0 ? 2 : 1;
+    State* a = pool.states.allocate(frames, 24);
+    State* b = pool.states.allocate(frames, 24);
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    for (uint32_t f = 0; f < frames; ++f) {
+      for (State* s : {a, b}) {
+        Frame& frame = s->frames()[f];
+        frame.function = f;
+        frame.call_pc = f;
+        frame.unused = 0;
+        clear_stack(frame);
+      }
+      for (uint32_t i = 0; i < kRegisterCount; ++i) {
+        const RegState& x = regs[below(static_cast<uint32_t>(regs.size()))];
+        a->frames()[f].regs[i] = x;
+        b->frames()[f].regs[i] = below(2) == 0 ? x : regs[below(static_cast<uint32_t>(regs.size()))];
+      }
+      // Tags: a few slots near the top, sometimes one deep down.
+      for (State* s : {a, b}) {
+        for (uint32_t n = below(4); n > 0; --n) {
+          const uint32_t slot = below(5) == 0 ? below(kSlotCount) : kSlotCount - 1 - below(8);
+          const uint32_t index = slot * 8 + below(8);
+          note_stack_write(s->frames()[f], index);
+          std::memset(s->frames()[f].tags + index, tag_choice[below(3)], 1 + below(8 - index % 8));
+        }
+      }
+      // Spills: on both alike (mostly), on one side, or with other widths.
+      for (uint32_t n = below(6); n > 0; --n) {
+        const uint32_t slot = kSlotCount - 1 - below(12);
+        if (a->find_spill(f, slot) != nullptr || b->find_spill(f, slot) != nullptr) continue;
+        const uint32_t how = below(6);
+        const uint8_t widths[] = {0, 0, 4, 2};
+        const uint8_t wa = widths[below(4)];
+        const uint8_t wb = how == 5 ? widths[below(4)] : wa;
+        const auto value = [&](uint8_t width) {
+          return width != 0 ? scalars[below(static_cast<uint32_t>(scalars.size()))]
+                            : regs[below(static_cast<uint32_t>(regs.size()))];
+        };
+        const RegState va = value(wa);
+        const RegState vb = below(2) == 0 && wa == wb ? va : value(wb);
+        for (State* s : {a, b}) {
+          if ((s == a && how == 3) || (s == b && how == 4)) continue;  // one side only
+          const uint8_t width = s == a ? wa : wb;
+          Spill* spill = s->add_spill(f, slot);
+          spill->narrow = width;
+          spill->reg = s == a ? va : vb;
+          note_stack_write(s->frames()[f], slot * 8);
+          std::memset(s->frames()[f].tags + slot * 8, kTagSpill, width == 0 ? 8 : width);
+        }
+      }
+    }
+    if (below(3) == 0) {
+      a->refs[a->ref_count++] = ref_of_pc(9);
+      if (below(2) == 0) b->refs[b->ref_count++] = ref_of_pc(9);
+    }
+    ASSERT_TRUE(spills_hold(*a));
+    ASSERT_TRUE(spills_hold(*b));
+    const bool widen = below(2) == 0;
+    State* in_place = pool.states.copy(*a);
+    State* fresh = pool.states.copy(*a);
+    const State* before = in_place;
+    ASSERT_TRUE(join_into(pool.states, in_place, *b, widen, MapTable{}));
+    ASSERT_TRUE(join_fresh(pool.states, fresh, *b, widen, MapTable{}));
+    if (in_place == before && in_place->spill_count != 0) ++in_place_with_spills;
+    ASSERT_TRUE(spills_hold(*in_place)) << "round " << round;
+    ASSERT_TRUE(spills_hold(*fresh)) << "round " << round;
+    for (uint32_t f = 0; f < frames; ++f) {
+      const Frame& x = in_place->frames()[f];
+      const Frame& y = fresh->frames()[f];
+      for (uint32_t i = 0; i < kRegisterCount; ++i) {
+        EXPECT_TRUE(same_bits(x.regs[i], y.regs[i])) << "round " << round << " frame " << f << " r" << i;
+      }
+      EXPECT_EQ(std::memcmp(x.tags, y.tags, kStackSize), 0) << "round " << round << " frame " << f;
+      EXPECT_EQ(x.stack_low, y.stack_low) << "round " << round;
+      EXPECT_EQ(x.spilled, y.spilled) << "round " << round;
+      EXPECT_EQ(x.function, y.function);
+      EXPECT_EQ(x.call_pc, y.call_pc);
+    }
+    ASSERT_EQ(in_place->spill_count, fresh->spill_count) << "round " << round;
+    for (uint32_t i = 0; i < in_place->spill_count; ++i) {
+      const Spill& x = in_place->spills()[i];
+      const Spill& y = fresh->spills()[i];
+      EXPECT_TRUE(x.frame == y.frame && x.slot == y.slot && x.narrow == y.narrow && x.unused == y.unused)
+          << "round " << round << " spill " << i;
+      EXPECT_TRUE(same_bits(x.reg, y.reg)) << "round " << round << " spill " << i;
+    }
+    ASSERT_EQ(in_place->ref_count, fresh->ref_count);
+    EXPECT_EQ(std::memcmp(in_place->refs, fresh->refs, in_place->ref_count * sizeof(uint32_t)), 0);
+    EXPECT_EQ(in_place->refs_lost, fresh->refs_lost);
+  }
+  // The in-place join met spills often enough to have been tested.
+  EXPECT_GT(in_place_with_spills, 200u);
 }
 
 }  // namespace

@@ -34,6 +34,11 @@ struct MapTable {
 // it may move (more spills). Return false on arena exhaustion.
 [[nodiscard]] bool join_into(StatePool& pool, State*& into, const State& other, bool widen,
                              const MapTable& maps);
+// join_into's result always built in a fresh state. join_into joins in
+// place when both sides spill the same slots with the same widths (or
+// none), which must give the same state bit for bit: for the tests that
+// compare the two (lattice_test).
+[[nodiscard]] bool join_fresh(StatePool& pool, State*& into, const State& other, bool widen, const MapTable& maps);
 // Every concrete state of a is one of b's.
 bool state_leq(const State& a, const State& b, const MapTable& maps);
 
