@@ -281,15 +281,20 @@ bool tag_leq(uint8_t a, uint8_t b) {
   return b == kTagData && a == kTagZero;
 }
 
-// An unspilled slot whose bytes are all initialized data reads as a scalar.
-bool slot_as_scalar(const uint8_t* tags, RegState& out) {
+// The two values an unspilled slot of initialized data reads as.
+constexpr RegState kZeroSlot = make_scalar(Scalar::constant(0));
+constexpr RegState kDataSlot = make_scalar(Scalar::unknown());
+
+// An unspilled slot whose bytes are all initialized data reads as a scalar:
+// kZeroSlot when they are all known zero, else kDataSlot (not copied: a
+// register is 88 bytes). nullptr when some byte is not data.
+const RegState* slot_as_scalar(const uint8_t* tags) {
   bool all_zero = true;
   for (int i = 0; i < 8; ++i) {
-    if (tags[i] != kTagZero && tags[i] != kTagData) return false;
+    if (tags[i] != kTagZero && tags[i] != kTagData) return nullptr;
     all_zero = all_zero && tags[i] == kTagZero;
   }
-  out = make_scalar(all_zero ? Scalar::constant(0) : Scalar::unknown());
-  return true;
+  return all_zero ? &kZeroSlot : &kDataSlot;
 }
 
 // The byte tags a spilled register decays to when its slot loses precision.
@@ -547,12 +552,10 @@ void join_spilled_slot(State& r, const State& a, const State& other, SpillCursor
   // The values as registers: a spill's own (not copied: 88 bytes), or the
   // bytes read as a scalar. A 32-bit spill is not the whole slot's value:
   // it joins as bytes.
-  RegState bytes_a;
-  RegState bytes_b;
-  const RegState* ra = sa != nullptr ? &sa->reg : &bytes_a;
-  const RegState* rb = sb != nullptr ? &sb->reg : &bytes_b;
-  const bool ha = sa != nullptr ? !na : slot_as_scalar(ta, bytes_a);
-  const bool hb = sb != nullptr ? !nb : slot_as_scalar(tb, bytes_b);
+  const RegState* ra = sa != nullptr ? &sa->reg : slot_as_scalar(ta);
+  const RegState* rb = sb != nullptr ? &sb->reg : slot_as_scalar(tb);
+  const bool ha = sa != nullptr ? !na : ra != nullptr;
+  const bool hb = sb != nullptr ? !nb : rb != nullptr;
   if (ha && hb) {
     Spill& s = append_spill(r, f, slot);
     s.narrow = 0;
@@ -757,15 +760,9 @@ bool state_leq(const State& a, const State& b, const MapTable& maps) {
         continue;
       }
       if (sb != nullptr) {
-        RegState bytes_as_scalar;  // (not copied from a spill: 88 bytes)
-        const RegState* ra = &bytes_as_scalar;
-        if (sa != nullptr) {
-          if (sa->narrow != 0) return false;  // b's value is the whole slot's; a knows 4 bytes of it
-          ra = &sa->reg;
-        } else if (!slot_as_scalar(ta, bytes_as_scalar)) {
-          return false;
-        }
-        if (!spilled_value_leq(*ra, sb->reg, a, maps)) return false;
+        if (sa != nullptr && sa->narrow != 0) return false;  // b's value is the whole slot's; a knows 4 bytes of it
+        const RegState* ra = sa != nullptr ? &sa->reg : slot_as_scalar(ta);
+        if (ra == nullptr || !spilled_value_leq(*ra, sb->reg, a, maps)) return false;
         continue;
       }
       uint8_t xa[8];

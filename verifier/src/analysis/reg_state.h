@@ -141,7 +141,7 @@ inline Scalar const_scalar(uint64_t v) {
                 low, low, static_cast<int32_t>(low), static_cast<int32_t>(low)};
 }
 
-inline RegState make_scalar(const Scalar& value) {
+constexpr RegState make_scalar(const Scalar& value) {
   RegState r;
   r.kind = RegKind::scalar;
   r.value = value;
