@@ -1536,5 +1536,217 @@ TEST(ScalarFastPath, LowRangeResultsFinishAsTheReductionDoes) {
   EXPECT_GT(taken, 15000);
 }
 
+
+// A fixpoint of the reduction round: the reference round leaves v as it is.
+bool is_fixpoint(const Scalar& v) {
+  Scalar round = v;
+  return reference::reduce_round(round) && round == v;
+}
+
+// Candidates for the fixpoint tests: small, wide-low, random raw values
+// and their reductions, constants, and reductions with one component moved
+// a step (mostly not fixpoints).
+std::vector<Scalar> fixpoint_candidates(RawRng& rng) {
+  std::vector<Scalar> values = mixed_values(rng, 500, 100, 800);
+  for (uint64_t c : interesting()) values.push_back(Scalar::constant(c));
+  values.push_back(Scalar::unknown());
+  for (int i = 0; i < 300; ++i) {
+    Scalar s = rng.scalar();
+    if (!reduce(s)) continue;
+    const auto d = static_cast<uint64_t>(static_cast<int64_t>(rng.next() % 5) - 2);
+    switch (rng.next() % 6) {
+      case 0: s.umin += d; break;
+      case 1: s.umax += d; break;
+      case 2: s.smin = s64(u64(s.smin) + d); break;
+      case 3: s.u32_max += static_cast<uint32_t>(d); break;
+      case 4: s.bits.mask ^= uint64_t{1} << (rng.next() % 64); s.bits.value &= ~s.bits.mask; break;
+      default: break;
+    }
+    values.push_back(s);
+  }
+  return values;
+}
+
+// shift() replaces join() by the plain hull for fixpoints (its comment
+// proves that the hull of two fixpoints is one and that join() returns
+// it): over every pair of fixpoints among the candidates, the hull must
+// be join()'s and join_full's result and a fixpoint again.
+TEST(ScalarFastPath, HullOfFixpointsIsTheirJoin) {
+  RawRng rng;
+  std::vector<Scalar> fixpoints;
+  int no = 0;
+  for (const Scalar& v : fixpoint_candidates(rng)) {
+    if (is_fixpoint(v)) {
+      fixpoints.push_back(v);
+    } else {
+      ++no;
+    }
+  }
+  int hulls = 0;
+  for (const Scalar& a : fixpoints) {
+    for (const Scalar& b : fixpoints) {
+      const Scalar h = scalar_parts::hull(a, b);
+      ASSERT_EQ(h, join_full(a, b)) << show(a) << show(b);
+      ASSERT_EQ(h, join(a, b)) << show(a) << show(b);
+      ASSERT_TRUE(is_fixpoint(h)) << show(a) << show(b) << " -> " << show(h);
+      ++hulls;
+    }
+  }
+  // Both kinds must be common, or the comparison proves little.
+  EXPECT_GT(static_cast<int>(fixpoints.size()), 600);
+  EXPECT_GT(no, 600);
+  EXPECT_GT(hulls, 500000);
+}
+
+// reduce_reporting (reduce() that says whether its result is a fixpoint,
+// which make64 and make32 pass on to shift()) must give reduce()'s result
+// and say `fixpoint` only of a value the reference round leaves as it is.
+TEST(ScalarFastPath, ReductionReportsFixpointsTruly) {
+  RawRng rng;
+  int fixpoints = 0;
+  auto check = [&](const Scalar& raw) {
+    Scalar reported = raw, plain = raw;
+    const scalar_parts::Reduced how = scalar_parts::reduce_reporting(reported);
+    ASSERT_EQ(how != scalar_parts::Reduced::empty, reduce(plain)) << show(raw);
+    if (how == scalar_parts::Reduced::empty) return;
+    ASSERT_EQ(reported, plain) << show(raw);
+    if (how != scalar_parts::Reduced::fixpoint) return;
+    ASSERT_TRUE(is_fixpoint(reported)) << show(raw) << " -> " << show(reported) << " reported as a fixpoint";
+    ++fixpoints;
+  };
+  for (const Scalar& v : fixpoint_candidates(rng)) check(v);
+  for (int i = 0; i < 40000; ++i) check(rng.scalar());
+  for (int i = 0; i < 20000; ++i) check(rng.small_range());
+  EXPECT_GT(fixpoints, 30000);
+}
+
+// shift() by an amount that may take several values hulls the results of
+// the constant shifts while they are known fixpoints (see its comment); it
+// must give what joining them one after another gives, the loop as first
+// written: every amount k in ascending order (the order of shift()'s
+// submask walk), each the shift by the constant k (alu_full with one
+// amount is the one constant shift), joined into the result so far.
+// `hulled` counts the calls where every result was a known fixpoint and
+// there were several (shift() then joins by hulls alone).
+Scalar shift_one_join_after_another(AluOp op, Width w, const Scalar& a, const Scalar& b, int& hulled) {
+  const unsigned bits = w == Width::w64 ? 64 : 32;
+  const Tnum amount = tnum::bit_and(b.bits, Tnum::constant(bits - 1));
+  uint64_t lo = 0, hi = bits - 1;
+  if (w == Width::w64 && b.umax < 64) {
+    lo = b.umin;
+    hi = b.umax;
+  } else if (w == Width::w32 && b.u32_max < 32) {
+    lo = b.u32_min;
+    hi = b.u32_max;
+  }
+  Scalar out;
+  int count = 0;
+  bool fixpoints = true;
+  for (uint64_t k = 0; k < bits; ++k) {
+    if (!amount.contains(k) || k < lo || k > hi) continue;
+    const Scalar r = alu_full(op, w, a, Scalar::constant(k));
+    out = count > 0 ? join(out, r) : r;
+    fixpoints = fixpoints && is_fixpoint(r);
+    ++count;
+  }
+  hulled += count > 1 && fixpoints;
+  if (count > 0) return out;
+  return w == Width::w64 ? Scalar::unknown() : zext32(Scalar::unknown());
+}
+
+TEST(ScalarFastPath, ShiftByARangeMatchesOneJoinAfterAnother) {
+  RawRng rng;
+  std::vector<Scalar> as = mixed_values(rng, 60, 20, 120);
+  for (uint64_t c : interesting()) as.push_back(Scalar::constant(c));
+  for (uint64_t c : {uint64_t{1}, uint64_t{3}, uint64_t{0x40}}) as.push_back(Scalar::constant(c));
+  as.push_back(Scalar::unknown());
+  as.push_back(Scalar::from_tnum({0, ~uint64_t{0x3f}}));  // x << 6
+  as.push_back(Scalar::from_tnum({0x40, 0xffc0}));
+  as.push_back(Scalar::from_urange(0, 0xffffffff));
+  as.push_back(Scalar::from_srange(-1000, 1000));
+  std::vector<Scalar> amounts = shift_amounts();
+  for (int i = 0; i < 40; ++i) {
+    uint64_t lo = rng.next() % 70, hi = rng.next() % 70;
+    if (lo > hi) std::swap(lo, hi);
+    amounts.push_back(Scalar::from_urange(lo, hi));
+    amounts.push_back(Scalar::from_tnum({rng.next() % 64 & ~uint64_t{0x11}, 0x11}));
+    Scalar s = rng.scalar();
+    if (reduce(s)) amounts.push_back(s);
+  }
+  int hulled = 0;
+  for (const Scalar& a : as) {
+    for (const Scalar& b : amounts) {
+      for (AluOp op : kShiftOps) {
+        for (Width w : kWidths) {
+          const Scalar expect = shift_one_join_after_another(op, w, a, b, hulled);
+          ASSERT_EQ(alu_full(op, w, a, b), expect) << int(op) << " w64 " << (w == Width::w64) << show(a) << show(b);
+          ASSERT_EQ(alu(op, w, a, b), expect) << int(op) << " w64 " << (w == Width::w64) << show(a) << show(b);
+        }
+      }
+    }
+  }
+  EXPECT_GT(hulled, 100000);
+}
+
+
+// The shortcut of make64, make32 and from_tnum for a tnum below 2^31 whose
+// members no interval excludes (tnum_bounds_low in scalar_parts.h)
+// against the reference reduction and reduce(): tnums below 2^31 and just
+// above, each interval around [L, H] = [t.value, t.umax()] with random
+// slack, full, or one step short of an end (then the shortcut must not
+// apply); and from_tnum of each tnum.
+TEST(ScalarFastPath, TnumBelow2To31WithLooseBoundsReducesAsTheRounds) {
+  RawRng rng;
+  int taken = 0;
+  for (int i = 0; i < 60000; ++i) {
+    uint64_t mask = 0;
+    switch (rng.next() % 4) {
+      case 0: mask = rng.next() & 0x7fffffff; break;
+      case 1: mask = (uint64_t{1} << (rng.next() % 32)) - 1; break;
+      case 2: mask = rng.next() & rng.next() & 0xffff; break;
+      default: mask = rng.next() & 0xffffffff; break;  // may reach bit 31
+    }
+    uint64_t value = rng.next() & 0x7fffffff & ~mask;
+    if (rng.next() % 16 == 0) value |= uint64_t{1} << (31 + rng.next() % 2);  // just past the class
+    const Tnum t{value & ~mask, mask};
+    const uint64_t lo = t.value, hi = t.value | t.mask;
+    auto below = [&](uint64_t x) { return rng.next() % 3 ? x - rng.next() % 5 : x - rng.next() % 0x100000; };
+    auto above = [&](uint64_t x) { return rng.next() % 3 ? x + rng.next() % 5 : x + rng.next() % 0x100000; };
+    Scalar s;
+    s.bits = t;
+    if (rng.next() % 2) s.umin = lo < 5 ? 0 : below(lo);
+    if (rng.next() % 2) s.umax = above(hi);
+    if (rng.next() % 2) s.smin = s64(below(lo));
+    if (rng.next() % 2) s.smax = s64(above(hi));
+    if (rng.next() % 2) s.u32_min = static_cast<uint32_t>(lo < 5 ? 0 : below(lo));
+    if (rng.next() % 2) s.u32_max = static_cast<uint32_t>(std::min<uint64_t>(above(hi), 0xffffffff));
+    if (rng.next() % 2) s.s32_min = static_cast<int32_t>(below(lo));
+    if (rng.next() % 2) s.s32_max = static_cast<int32_t>(std::min<uint64_t>(above(hi), 0x7fffffff));
+    const auto d = static_cast<uint64_t>(static_cast<int64_t>(rng.next() % 3) - 1);
+    switch (rng.next() % 12) {  // one end moved a step, often inside [L, H]
+      case 0: s.umin = lo + 1 + d; break;
+      case 1: s.umax = hi - 1 + d; break;
+      case 2: s.smin = s64(lo + 1 + d); break;
+      case 3: s.smax = s64(hi - 1 + d); break;
+      case 4: s.u32_min = static_cast<uint32_t>(lo + 1 + d); break;
+      case 5: s.u32_max = static_cast<uint32_t>(hi - 1 + d); break;
+      case 6: s.s32_min = static_cast<int32_t>(lo + 1 + d); break;
+      case 7: s.s32_max = static_cast<int32_t>(hi - 1 + d); break;
+      default: break;
+    }
+    ASSERT_TRUE(same_reduction(s));
+    Scalar from_t;
+    from_t.bits = t;
+    if (!reference::reduce(from_t)) from_t = Scalar::unknown();
+    ASSERT_EQ(Scalar::from_tnum(t), from_t) << show(from_t);
+    if (!scalar_parts::tnum_bounds_low(s)) continue;
+    ++taken;
+    Scalar full = s;
+    ASSERT_TRUE(reference::reduce(full)) << show(s);
+    ASSERT_EQ(scalar_parts::tnum_low_result(t), full) << show(s);
+  }
+  EXPECT_GT(taken, 15000);
+}
+
 }  // namespace
 }  // namespace keel
