@@ -1748,5 +1748,58 @@ TEST(ScalarFastPath, TnumBelow2To31WithLooseBoundsReducesAsTheRounds) {
   EXPECT_GT(taken, 15000);
 }
 
+
+// reduce() makes a zero-extended word with looser 64-bit or 32-bit bounds
+// wide-low directly (to_wide_low in scalar_parts.h); the reference
+// reduction must agree, for bounds at and around 0, 2^31 and 2^32, signed
+// bounds equal to the unsigned ones or full, and for values one component
+// off the class (tnum, 32-bit signed bounds, signed 64-bit bounds).
+TEST(ScalarFastPath, ZeroExtendedWordsBecomeWideLowAsInTheRounds) {
+  RawRng rng;
+  const uint64_t edges[] = {0, 1, 5, 0x7ffffffe, 0x7fffffff, 0x80000000, 0x80000001, 0xfffffffe, 0xffffffff,
+                            0x100000000, 0x100000001};
+  auto pick = [&]() {
+    switch (rng.next() % 3) {
+      case 0: return edges[rng.next() % std::size(edges)];
+      case 1: return rng.next() % 0x100000000;
+      default: return rng.next() % 2 ? rng.next() % 1000 : 0xffffffff - rng.next() % 1000;
+    }
+  };
+  int taken = 0;
+  for (int i = 0; i < 60000; ++i) {
+    const bool across = rng.next() % 2;  // ends on both sides of 2^31, mostly in the class
+    uint64_t p = across ? pick() % 0x80000000 : pick(), q = across ? 0x80000000 + pick() % 0x80000000 : pick();
+    uint64_t a = across ? pick() % 0x80000000 : pick() & 0xffffffff;
+    uint64_t b = across ? 0x80000000 + pick() % 0x80000000 : pick() & 0xffffffff;
+    if (p > q && rng.next() % 16 != 0) std::swap(p, q);
+    if (a > b && rng.next() % 16 != 0) std::swap(a, b);
+    Scalar s;
+    s.bits = {0, 0xffffffff};
+    s.umin = p;
+    s.umax = q;
+    if (rng.next() % 2) {
+      s.smin = s64(p);
+      s.smax = s64(q);
+    }
+    s.u32_min = static_cast<uint32_t>(a);
+    s.u32_max = static_cast<uint32_t>(b);
+    switch (rng.next() % 10) {  // one component off the class
+      case 0: s.bits = {0, 0x7fffffff}; break;
+      case 1: s.bits = {0, 0x1ffffffff}; break;
+      case 2: s.s32_min = -5; break;
+      case 3: s.s32_max = 0x7ffffffe; break;
+      case 4: s.smin = s64(p) - 1; break;
+      case 5: s.smax = s64(q) + 1; break;
+      case 6: s.smin = INT64_MIN, s.smax = s64(p + rng.next() % 3); break;  // a signed bound that cuts [p, q]
+      default: break;
+    }
+    Scalar copy = s;
+    const uint64_t lo = std::max(p, a), hi = std::min(q, b);
+    taken += scalar_parts::to_wide_low(copy);
+    ASSERT_TRUE(same_reduction(s)) << lo << " " << hi;
+  }
+  EXPECT_GT(taken, 8000);
+}
+
 }  // namespace
 }  // namespace keel

@@ -167,6 +167,38 @@ KEEL_HOT Scalar wide_low(uint64_t lo, uint64_t hi) {
   return s;
 }
 
+// A raw value that the reduction makes wide-low: the tnum of a word
+// zero-extended ({0, 2^32 - 1}, as is_wide_low), the full 32-bit signed
+// range, 64-bit unsigned bounds [p, q] with q < 2^32 and signed ones
+// [p, q] or the full range, 32-bit unsigned ones [a, b] (a <= b), and
+// lo = max(p, a) < 2^31 <= hi = min(q, b): a wide-low value refined by a
+// 32-bit compare, a zero-extended word with a bound on it (make32), a
+// right shift by 32. Its reduction is wide_low(lo, hi), a fixpoint; a
+// wide-low value is the case p = a, q = b. Step by step through the first
+// round: the 64-bit sign sync makes the signed bounds [p, q] (a full range
+// loses its negative piece, which lies above q); the 32-bit one keeps
+// [a, b] and the full signed range (a < 2^31 <= b: both pieces are
+// non-empty); 64 -> 32 meets [a, b] with the circle [p, q] (no wrap, as
+// q < 2^32), giving [lo, hi], and adds no signed bound (the circle
+// passes INT32_MAX); 32 -> 64 moves p up to lo and q down to hi, at both
+// signedness (their upper word is 0; the 32-bit signed circle is full);
+// the value is not small (hi >= 2^31); range(lo, hi) is the tnum itself
+// and the 32-bit meets are skipped (ends across 2^31, a crossing signed
+// range); lo and hi are members, the low-word search is skipped (the low
+// word is unknown). That is wide_low(lo, hi), its own reduction, so
+// further rounds keep it; a value settled at once is it already.
+// (scalar_test checks it against the reference reduction.)
+KEEL_HOT bool to_wide_low(Scalar& s) {
+  if (s.bits.value != 0 || s.bits.mask != kLow32) return false;
+  if (s.s32_min != INT32_MIN || s.s32_max != INT32_MAX || s.umax > kLow32 || s.u32_min > s.u32_max) return false;
+  const bool signed_as_unsigned = s.smin == static_cast<int64_t>(s.umin) && s.smax == static_cast<int64_t>(s.umax);
+  if (!signed_as_unsigned && (s.smin != INT64_MIN || s.smax != INT64_MAX)) return false;
+  const uint64_t lo = max_of(s.umin, uint64_t{s.u32_min}), hi = min_of(s.umax, uint64_t{s.u32_max});
+  if (lo > 0x7fff'ffffu || hi <= 0x7fff'ffffu) return false;
+  s = wide_low(lo, hi);
+  return true;
+}
+
 // How a reduction ended: the value is empty; or the result is a fixpoint
 // of the reduction round (a further round would leave every component as
 // it is: the rounds stopped because one changed nothing, or would change
@@ -184,7 +216,7 @@ bool settled(const Scalar& s);
 // its shortcuts inline as they did when the domain was one file; and how
 // it ended. Each shortcut gives a fixpoint: a constant (every bound is the
 // one value), the unknown value (nothing to narrow) and a wide-low value
-// (its own reduction, see is_wide_low).
+// (its own reduction, see is_wide_low), and to_wide_low's.
 inline Reduced reduce_reporting(Scalar& s) {
   // A known tnum leaves one candidate: the value is that constant or empty
   // (the rounds would find the same, bound by bound).
@@ -195,6 +227,7 @@ inline Reduced reduce_reporting(Scalar& s) {
   }
   if (s == Scalar::unknown()) return Reduced::fixpoint;  // nothing to tighten
   if (is_wide_low(s)) return Reduced::fixpoint;           // its own reduction (is_wide_low)
+  if (to_wide_low(s)) return Reduced::fixpoint;           // what the rounds make wide-low
   return reduce_rounds(s);
 }
 
