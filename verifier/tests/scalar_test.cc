@@ -1629,21 +1629,12 @@ TEST(ScalarFastPath, ReductionReportsFixpointsTruly) {
 // `hulled` counts the calls where every result was a known fixpoint and
 // there were several (shift() then joins by hulls alone).
 Scalar shift_one_join_after_another(AluOp op, Width w, const Scalar& a, const Scalar& b, int& hulled) {
-  const unsigned bits = w == Width::w64 ? 64 : 32;
-  const Tnum amount = tnum::bit_and(b.bits, Tnum::constant(bits - 1));
-  uint64_t lo = 0, hi = bits - 1;
-  if (w == Width::w64 && b.umax < 64) {
-    lo = b.umin;
-    hi = b.umax;
-  } else if (w == Width::w32 && b.u32_max < 32) {
-    lo = b.u32_min;
-    hi = b.u32_max;
-  }
+  const scalar_parts::ShiftAmounts amounts = scalar_parts::shift_amounts(w, b);
   Scalar out;
   int count = 0;
   bool fixpoints = true;
-  for (uint64_t k = 0; k < bits; ++k) {
-    if (!amount.contains(k) || k < lo || k > hi) continue;
+  for (uint64_t k = 0; k < (w == Width::w64 ? 64u : 32u); ++k) {
+    if (!amounts.mask.contains(k) || k < amounts.lo || k > amounts.hi) continue;
     const Scalar r = alu_full(op, w, a, Scalar::constant(k));
     out = count > 0 ? join(out, r) : r;
     fixpoints = fixpoints && is_fixpoint(r);

@@ -292,10 +292,8 @@ Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k, bool& fixpoin
   }
 }
 
-// The ISA masks the amount to 63 / 31 at run time (RFC 9669 §4.1), so the
-// result is the join over every amount k the masked src can take: a member
-// of src's tnum & mask, and within src's bounds when those are below the
-// width (then masking changes nothing).
+// The result is the join over every amount k the masked src can take
+// (shift_amounts).
 //
 // The join is taken one amount after another, join(join(r0, r1), r2) ...,
 // and each join() reduces the hull it builds. While every operand is a
@@ -331,20 +329,12 @@ Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k, bool& fixpoin
 // And reduce() keeps a fixpoint h: a constant tnum has every bound a
 // member, so h is Scalar::constant of it; the unknown and wide-low
 // shortcuts return h; the small rounds and the general rounds change
-// nothing. A result that may not be a fixpoint (a reduction stopped by its
-// round limit) sends the rest of the loop through join(), as before. scalar_test checks the result
-// against the one-join-after-another loop and the hull against join_full.
+// nothing. A result that may not be a fixpoint (a reduction stopped by
+// its round limit) sends the rest of the loop through join(), as before.
+// scalar_test checks the result against the one-join-after-another loop
+// and the hull against join_full.
 Scalar shift(AluOp op, Width w, const Scalar& a, const Scalar& b) {
-  const unsigned bits = w == Width::w64 ? 64 : 32;
-  const Tnum amount = tnum::bit_and(b.bits, Tnum::constant(bits - 1));
-  uint64_t lo = 0, hi = bits - 1;
-  if (w == Width::w64 && b.umax < 64) {
-    lo = b.umin;
-    hi = b.umax;
-  } else if (w == Width::w32 && b.u32_max < 32) {
-    lo = b.u32_min;
-    hi = b.u32_max;
-  }
+  const auto [amount, lo, hi] = shift_amounts(w, b);
   Scalar out;
   bool any = false;
   bool fixpoints = true;  // out is the hull of fixpoints so far

@@ -206,6 +206,28 @@ KEEL_HOT bool to_wide_low(Scalar& s) {
 // limit, and another round might still narrow the result.
 enum class Reduced : uint8_t { empty, fixpoint, stopped };
 
+// The amounts a shift by b can take at width w: the ISA masks the amount
+// to 63 / 31 at run time (RFC 9669 §4.1), so each is a member of b's tnum
+// & (bits - 1), and within b's bounds when those are below the width
+// (then masking changes nothing): the members k of `mask` with lo <= k <=
+// hi.
+struct ShiftAmounts {
+  Tnum mask;
+  uint64_t lo, hi;
+};
+KEEL_HOT ShiftAmounts shift_amounts(Width w, const Scalar& b) {
+  const unsigned bits = w == Width::w64 ? 64 : 32;
+  ShiftAmounts s{tnum::bit_and(b.bits, Tnum::constant(bits - 1)), 0, bits - 1};
+  if (w == Width::w64 && b.umax < 64) {
+    s.lo = b.umin;
+    s.hi = b.umax;
+  } else if (w == Width::w32 && b.u32_max < 32) {
+    s.lo = b.u32_min;
+    s.hi = b.u32_max;
+  }
+  return s;
+}
+
 // reduce()'s rounds (scalar_reduce.cc), out of line.
 Reduced reduce_rounds(Scalar& s);
 // For a value that is not small (is_small): a reduction round would leave
