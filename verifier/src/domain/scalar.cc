@@ -307,11 +307,12 @@ Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k, bool& fixpoin
 //  - sign sync, per width: a fixpoint has one-piece intervals with equal
 //    signed and unsigned ends, or a signed interval crossing zero whose
 //    ends, read unsigned, lie in [umin, umax]. The hull of two one-piece
-//    intervals of one sign is one of them too; of opposite signs it
-//    crosses zero with ends a non-negative umax and a negative umin of the
-//    operands; one that involves a crossing operand crosses, and its signed
-//    ends are an operand's ends, within that operand's and so h's [umin,
-//    umax]. In each case the sync keeps h.
+//    intervals of one sign is one-piece too; of opposite signs it crosses
+//    zero, its signed ends being the non-negative operand's umax and the
+//    negative one's umin (read signed), both within h's [umin, umax]; one
+//    that involves a crossing operand crosses, and its signed ends are an
+//    operand's ends, within that operand's and so h's [umin, umax]. In
+//    each case the sync keeps h.
 //  - 64 -> 32: the low words of h's 64-bit interval (span < 2^32) form a
 //    circle C containing each operand's circle C_a. Where C does not wrap
 //    (in the unsigned, resp. signed 32-bit order) and C_a does not either,
@@ -328,8 +329,8 @@ Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k, bool& fixpoin
 //    operand's tnum (low word), which lies within h.bits.
 // And reduce() keeps a fixpoint h: a constant tnum has every bound a
 // member, so h is Scalar::constant of it; the unknown and wide-low
-// shortcuts return h; the small rounds and the general rounds change
-// nothing. A result that may not be a fixpoint (a reduction stopped by
+// shortcuts return h (to_wide_low gives what the rounds give); the small
+// rounds and the general rounds change nothing. A result that may not be a fixpoint (a reduction stopped by
 // its round limit) sends the rest of the loop through join(), as before.
 // scalar_test checks the result against the one-join-after-another loop
 // and the hull against join_full.
