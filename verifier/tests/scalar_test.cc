@@ -1792,5 +1792,43 @@ TEST(ScalarFastPath, ZeroExtendedWordsBecomeWideLowAsInTheRounds) {
   EXPECT_GT(taken, 8000);
 }
 
+
+// refine_full's shortcut for an unknown register after a 32-bit compare
+// (low_word_range_only in scalar_parts.h) against the reference
+// reduction: 32-bit unsigned ranges at and around 0, 2^31 and 2^32 - 1,
+// and values one component off the class (a known tnum bit, a 64-bit or
+// a 32-bit signed bound moved), where the shortcut must not apply.
+TEST(ScalarFastPath, UnknownWordWithALowWordRangeReducesAsTheRounds) {
+  RawRng rng;
+  const uint64_t edges[] = {0, 1, 2, 0x7ffffffe, 0x7fffffff, 0x80000000, 0x80000001, 0xfffffffe, 0xffffffff};
+  auto pick = [&]() { return rng.next() % 2 ? edges[rng.next() % std::size(edges)] : rng.next() % 0x100000000; };
+  int taken = 0;
+  for (int i = 0; i < 40000; ++i) {
+    uint64_t a = pick(), b = pick();
+    if (a > b && rng.next() % 16 != 0) std::swap(a, b);
+    Scalar s;
+    s.u32_min = static_cast<uint32_t>(a);
+    s.u32_max = static_cast<uint32_t>(b);
+    switch (rng.next() % 12) {  // one component off the class
+      case 0: s.bits = {0, ~uint64_t{1} << (rng.next() % 64)}; break;
+      case 1: s.umin = 1; break;
+      case 2: s.umax = UINT64_MAX - 1; break;
+      case 3: s.smin = INT64_MIN + 1; break;
+      case 4: s.smax = INT64_MAX - 1; break;
+      case 5: s.s32_min = INT32_MIN + 1; break;
+      case 6: s.s32_max = INT32_MAX - 1; break;
+      default: break;
+    }
+    ASSERT_TRUE(same_reduction(s));
+    Scalar fast = s;
+    if (!scalar_parts::low_word_range_only(fast)) continue;
+    ++taken;
+    Scalar full = s;
+    ASSERT_TRUE(reference::reduce(full)) << show(s);
+    ASSERT_EQ(fast, full) << show(s) << " -> " << show(fast);
+  }
+  EXPECT_GT(taken, 6000);
+}
+
 }  // namespace
 }  // namespace keel

@@ -234,6 +234,39 @@ Reduced reduce_rounds(Scalar& s);
 // it as it is (scalar_reduce.cc).
 bool settled(const Scalar& s);
 
+// An unknown word whose only knowledge is a 32-bit unsigned range [a, b]
+// across 2^31 (a <= 2^31 - 1 < b): the tnum knows no bit, the 64-bit
+// bounds and the 32-bit signed ones are full, as after a 32-bit compare
+// of an unknown register (refine_full). Its reduction moves the 64-bit
+// bounds to the nearest values whose low word lies in [a, b], and stops:
+// umin = a, umax = (2^32 - 1) << 32 | b, smin = INT64_MIN | a, smax =
+// INT64_MAX with the low word b. (For [a, b] = [0, 2^32 - 1] that is the
+// unknown value, which reduce() returns as it is.) Otherwise, step by
+// step: not constant, not unknown, not wide-low, not small, not settled
+// (a 64-bit bound's low word lies outside [a, b]); the first
+// round's sign syncs keep both widths (the signed ranges are full and
+// both pieces are non-empty: umax is 2^64 - 1, and [a, b] crosses 2^31),
+// 64 -> 32 has spans >= 2^32, 32 -> 64 moves each bound as above (the
+// signed 32-bit circle is full and skipped), the 64-bit sign sync keeps
+// them (a crossing signed range whose ends lie in [umin, umax]); every
+// bounds -> tnum meet is skipped (ends across the top bit at 64 bits and
+// across bit 31 at 32, crossing signed ranges) and so is tnum -> bounds
+// (no bit known); the round reports `again` (32 -> 64 moved a bound) and
+// the next finds the value settled. (scalar_test checks it against the
+// reference reduction.)
+KEEL_HOT bool low_word_range_only(Scalar& s) {
+  if (s.bits.mask != ~uint64_t{0} || s.umin != 0 || s.umax != UINT64_MAX || s.smin != INT64_MIN ||
+      s.smax != INT64_MAX || s.s32_min != INT32_MIN || s.s32_max != INT32_MAX)
+    return false;
+  const uint64_t a = s.u32_min, b = s.u32_max;
+  if (a > 0x7fff'ffffu || b <= 0x7fff'ffffu) return false;
+  s.umin = a;
+  s.umax = (~uint64_t{0} << 32) | b;
+  s.smin = static_cast<int64_t>((uint64_t{1} << 63) | a);
+  s.smax = static_cast<int64_t>((uint64_t{0x7fff'ffffu} << 32) | b);
+  return true;
+}
+
 // reduce() (scalar.h), inline here so that the domain's own callers keep
 // its shortcuts inline as they did when the domain was one file; and how
 // it ended. Each shortcut gives a fixpoint: a constant (every bound is the
