@@ -1536,5 +1536,299 @@ TEST(ScalarFastPath, LowRangeResultsFinishAsTheReductionDoes) {
   EXPECT_GT(taken, 15000);
 }
 
+
+// A fixpoint of the reduction round: the reference round leaves v as it is.
+bool is_fixpoint(const Scalar& v) {
+  Scalar round = v;
+  return reference::reduce_round(round) && round == v;
+}
+
+// Candidates for the fixpoint tests: small, wide-low, random raw values
+// and their reductions, constants, and reductions with one component moved
+// a step (mostly not fixpoints).
+std::vector<Scalar> fixpoint_candidates(RawRng& rng) {
+  std::vector<Scalar> values = mixed_values(rng, 500, 100, 800);
+  for (uint64_t c : interesting()) values.push_back(Scalar::constant(c));
+  values.push_back(Scalar::unknown());
+  for (int i = 0; i < 300; ++i) {
+    Scalar s = rng.scalar();
+    if (!reduce(s)) continue;
+    const auto d = static_cast<uint64_t>(static_cast<int64_t>(rng.next() % 5) - 2);
+    switch (rng.next() % 6) {
+      case 0: s.umin += d; break;
+      case 1: s.umax += d; break;
+      case 2: s.smin = s64(u64(s.smin) + d); break;
+      case 3: s.u32_max += static_cast<uint32_t>(d); break;
+      case 4: s.bits.mask ^= uint64_t{1} << (rng.next() % 64); s.bits.value &= ~s.bits.mask; break;
+      default: break;
+    }
+    values.push_back(s);
+  }
+  return values;
+}
+
+// shift() replaces join() by the plain hull for fixpoints (its comment
+// proves that the hull of two fixpoints is one and that join() returns
+// it): over every pair of fixpoints among the candidates, the hull must
+// be join()'s and join_full's result and a fixpoint again.
+TEST(ScalarFastPath, HullOfFixpointsIsTheirJoin) {
+  RawRng rng;
+  std::vector<Scalar> fixpoints;
+  int no = 0;
+  for (const Scalar& v : fixpoint_candidates(rng)) {
+    if (is_fixpoint(v)) {
+      fixpoints.push_back(v);
+    } else {
+      ++no;
+    }
+  }
+  int hulls = 0;
+  for (const Scalar& a : fixpoints) {
+    for (const Scalar& b : fixpoints) {
+      const Scalar h = scalar_parts::hull(a, b);
+      ASSERT_EQ(h, join_full(a, b)) << show(a) << show(b);
+      ASSERT_EQ(h, join(a, b)) << show(a) << show(b);
+      ASSERT_TRUE(is_fixpoint(h)) << show(a) << show(b) << " -> " << show(h);
+      ++hulls;
+    }
+  }
+  // Both kinds must be common, or the comparison proves little.
+  EXPECT_GT(static_cast<int>(fixpoints.size()), 600);
+  EXPECT_GT(no, 600);
+  EXPECT_GT(hulls, 500000);
+}
+
+// reduce_reporting (reduce() that says whether its result is a fixpoint,
+// which make64 and make32 pass on to shift()) must give reduce()'s result
+// and say `fixpoint` only of a value the reference round leaves as it is.
+TEST(ScalarFastPath, ReductionReportsFixpointsTruly) {
+  RawRng rng;
+  int fixpoints = 0;
+  auto check = [&](const Scalar& raw) {
+    Scalar reported = raw, plain = raw;
+    const scalar_parts::Reduced how = scalar_parts::reduce_reporting(reported);
+    ASSERT_EQ(how != scalar_parts::Reduced::empty, reduce(plain)) << show(raw);
+    if (how == scalar_parts::Reduced::empty) return;
+    ASSERT_EQ(reported, plain) << show(raw);
+    if (how != scalar_parts::Reduced::fixpoint) return;
+    ASSERT_TRUE(is_fixpoint(reported)) << show(raw) << " -> " << show(reported) << " reported as a fixpoint";
+    ++fixpoints;
+  };
+  for (const Scalar& v : fixpoint_candidates(rng)) check(v);
+  for (int i = 0; i < 40000; ++i) check(rng.scalar());
+  for (int i = 0; i < 20000; ++i) check(rng.small_range());
+  EXPECT_GT(fixpoints, 30000);
+}
+
+// shift() by an amount that may take several values hulls the results of
+// the constant shifts while they are known fixpoints (see its comment); it
+// must give what joining them one after another gives, the loop as first
+// written: every amount k in ascending order (the order of shift()'s
+// submask walk), each the shift by the constant k (alu_full with one
+// amount is the one constant shift), joined into the result so far.
+// `hulled` counts the calls where every result was a known fixpoint and
+// there were several (shift() then joins by hulls alone).
+Scalar shift_one_join_after_another(AluOp op, Width w, const Scalar& a, const Scalar& b, int& hulled) {
+  const scalar_parts::ShiftAmounts amounts = scalar_parts::shift_amounts(w, b);
+  Scalar out;
+  int count = 0;
+  bool fixpoints = true;
+  for (uint64_t k = 0; k < (w == Width::w64 ? 64u : 32u); ++k) {
+    if (!amounts.mask.contains(k) || k < amounts.lo || k > amounts.hi) continue;
+    const Scalar r = alu_full(op, w, a, Scalar::constant(k));
+    out = count > 0 ? join(out, r) : r;
+    fixpoints = fixpoints && is_fixpoint(r);
+    ++count;
+  }
+  hulled += count > 1 && fixpoints;
+  if (count > 0) return out;
+  return w == Width::w64 ? Scalar::unknown() : zext32(Scalar::unknown());
+}
+
+TEST(ScalarFastPath, ShiftByARangeMatchesOneJoinAfterAnother) {
+  RawRng rng;
+  std::vector<Scalar> as = mixed_values(rng, 60, 20, 120);
+  for (uint64_t c : interesting()) as.push_back(Scalar::constant(c));
+  for (uint64_t c : {uint64_t{1}, uint64_t{3}, uint64_t{0x40}}) as.push_back(Scalar::constant(c));
+  as.push_back(Scalar::unknown());
+  as.push_back(Scalar::from_tnum({0, ~uint64_t{0x3f}}));  // x << 6
+  as.push_back(Scalar::from_tnum({0x40, 0xffc0}));
+  as.push_back(Scalar::from_urange(0, 0xffffffff));
+  as.push_back(Scalar::from_srange(-1000, 1000));
+  std::vector<Scalar> amounts = shift_amounts();
+  for (int i = 0; i < 40; ++i) {
+    uint64_t lo = rng.next() % 70, hi = rng.next() % 70;
+    if (lo > hi) std::swap(lo, hi);
+    amounts.push_back(Scalar::from_urange(lo, hi));
+    amounts.push_back(Scalar::from_tnum({rng.next() % 64 & ~uint64_t{0x11}, 0x11}));
+    Scalar s = rng.scalar();
+    if (reduce(s)) amounts.push_back(s);
+  }
+  int hulled = 0;
+  for (const Scalar& a : as) {
+    for (const Scalar& b : amounts) {
+      for (AluOp op : kShiftOps) {
+        for (Width w : kWidths) {
+          const Scalar expect = shift_one_join_after_another(op, w, a, b, hulled);
+          ASSERT_EQ(alu_full(op, w, a, b), expect) << int(op) << " w64 " << (w == Width::w64) << show(a) << show(b);
+          ASSERT_EQ(alu(op, w, a, b), expect) << int(op) << " w64 " << (w == Width::w64) << show(a) << show(b);
+        }
+      }
+    }
+  }
+  EXPECT_GT(hulled, 100000);
+}
+
+
+// The shortcut of make64, make32 and from_tnum for a tnum below 2^31 whose
+// members no interval excludes (tnum_bounds_low in scalar_parts.h)
+// against the reference reduction and reduce(): tnums below 2^31 and just
+// above, each interval around [L, H] = [t.value, t.umax()] with random
+// slack, full, or one step short of an end (then the shortcut must not
+// apply); and from_tnum of each tnum.
+TEST(ScalarFastPath, TnumBelow2To31WithLooseBoundsReducesAsTheRounds) {
+  RawRng rng;
+  int taken = 0;
+  for (int i = 0; i < 60000; ++i) {
+    uint64_t mask = 0;
+    switch (rng.next() % 4) {
+      case 0: mask = rng.next() & 0x7fffffff; break;
+      case 1: mask = (uint64_t{1} << (rng.next() % 32)) - 1; break;
+      case 2: mask = rng.next() & rng.next() & 0xffff; break;
+      default: mask = rng.next() & 0xffffffff; break;  // may reach bit 31
+    }
+    uint64_t value = rng.next() & 0x7fffffff & ~mask;
+    if (rng.next() % 16 == 0) value |= uint64_t{1} << (31 + rng.next() % 2);  // just past the class
+    const Tnum t{value & ~mask, mask};
+    const uint64_t lo = t.value, hi = t.value | t.mask;
+    auto below = [&](uint64_t x) { return rng.next() % 3 ? x - rng.next() % 5 : x - rng.next() % 0x100000; };
+    auto above = [&](uint64_t x) { return rng.next() % 3 ? x + rng.next() % 5 : x + rng.next() % 0x100000; };
+    Scalar s;
+    s.bits = t;
+    if (rng.next() % 2) s.umin = lo < 5 ? 0 : below(lo);
+    if (rng.next() % 2) s.umax = above(hi);
+    if (rng.next() % 2) s.smin = s64(below(lo));
+    if (rng.next() % 2) s.smax = s64(above(hi));
+    if (rng.next() % 2) s.u32_min = static_cast<uint32_t>(lo < 5 ? 0 : below(lo));
+    if (rng.next() % 2) s.u32_max = static_cast<uint32_t>(std::min<uint64_t>(above(hi), 0xffffffff));
+    if (rng.next() % 2) s.s32_min = static_cast<int32_t>(below(lo));
+    if (rng.next() % 2) s.s32_max = static_cast<int32_t>(std::min<uint64_t>(above(hi), 0x7fffffff));
+    const auto d = static_cast<uint64_t>(static_cast<int64_t>(rng.next() % 3) - 1);
+    switch (rng.next() % 12) {  // one end moved a step, often inside [L, H]
+      case 0: s.umin = lo + 1 + d; break;
+      case 1: s.umax = hi - 1 + d; break;
+      case 2: s.smin = s64(lo + 1 + d); break;
+      case 3: s.smax = s64(hi - 1 + d); break;
+      case 4: s.u32_min = static_cast<uint32_t>(lo + 1 + d); break;
+      case 5: s.u32_max = static_cast<uint32_t>(hi - 1 + d); break;
+      case 6: s.s32_min = static_cast<int32_t>(lo + 1 + d); break;
+      case 7: s.s32_max = static_cast<int32_t>(hi - 1 + d); break;
+      default: break;
+    }
+    ASSERT_TRUE(same_reduction(s));
+    Scalar from_t;
+    from_t.bits = t;
+    if (!reference::reduce(from_t)) from_t = Scalar::unknown();
+    ASSERT_EQ(Scalar::from_tnum(t), from_t) << show(from_t);
+    if (!scalar_parts::tnum_bounds_low(s)) continue;
+    ++taken;
+    Scalar full = s;
+    ASSERT_TRUE(reference::reduce(full)) << show(s);
+    ASSERT_EQ(scalar_parts::tnum_low_result(t), full) << show(s);
+  }
+  EXPECT_GT(taken, 15000);
+}
+
+
+// reduce() makes a zero-extended word with looser 64-bit or 32-bit bounds
+// wide-low directly (to_wide_low in scalar_parts.h); the reference
+// reduction must agree, for bounds at and around 0, 2^31 and 2^32, signed
+// bounds equal to the unsigned ones or full, and for values one component
+// off the class (tnum, 32-bit signed bounds, signed 64-bit bounds).
+TEST(ScalarFastPath, ZeroExtendedWordsBecomeWideLowAsInTheRounds) {
+  RawRng rng;
+  const uint64_t edges[] = {0, 1, 5, 0x7ffffffe, 0x7fffffff, 0x80000000, 0x80000001, 0xfffffffe, 0xffffffff,
+                            0x100000000, 0x100000001};
+  auto pick = [&]() {
+    switch (rng.next() % 3) {
+      case 0: return edges[rng.next() % std::size(edges)];
+      case 1: return rng.next() % 0x100000000;
+      default: return rng.next() % 2 ? rng.next() % 1000 : 0xffffffff - rng.next() % 1000;
+    }
+  };
+  int taken = 0;
+  for (int i = 0; i < 60000; ++i) {
+    const bool across = rng.next() % 2;  // ends on both sides of 2^31, mostly in the class
+    uint64_t p = across ? pick() % 0x80000000 : pick(), q = across ? 0x80000000 + pick() % 0x80000000 : pick();
+    uint64_t a = across ? pick() % 0x80000000 : pick() & 0xffffffff;
+    uint64_t b = across ? 0x80000000 + pick() % 0x80000000 : pick() & 0xffffffff;
+    if (p > q && rng.next() % 16 != 0) std::swap(p, q);
+    if (a > b && rng.next() % 16 != 0) std::swap(a, b);
+    Scalar s;
+    s.bits = {0, 0xffffffff};
+    s.umin = p;
+    s.umax = q;
+    if (rng.next() % 2) {
+      s.smin = s64(p);
+      s.smax = s64(q);
+    }
+    s.u32_min = static_cast<uint32_t>(a);
+    s.u32_max = static_cast<uint32_t>(b);
+    switch (rng.next() % 10) {  // one component off the class
+      case 0: s.bits = {0, 0x7fffffff}; break;
+      case 1: s.bits = {0, 0x1ffffffff}; break;
+      case 2: s.s32_min = -5; break;
+      case 3: s.s32_max = 0x7ffffffe; break;
+      case 4: s.smin = s64(p) - 1; break;
+      case 5: s.smax = s64(q) + 1; break;
+      case 6: s.smin = INT64_MIN, s.smax = s64(p + rng.next() % 3); break;  // a signed bound that cuts [p, q]
+      default: break;
+    }
+    Scalar copy = s;
+    const uint64_t lo = std::max(p, a), hi = std::min(q, b);
+    taken += scalar_parts::to_wide_low(copy);
+    ASSERT_TRUE(same_reduction(s)) << lo << " " << hi;
+  }
+  EXPECT_GT(taken, 8000);
+}
+
+
+// refine_full's shortcut for an unknown register after a 32-bit compare
+// (low_word_range_only in scalar_parts.h) against the reference
+// reduction: 32-bit unsigned ranges at and around 0, 2^31 and 2^32 - 1,
+// and values one component off the class (a known tnum bit, a 64-bit or
+// a 32-bit signed bound moved), where the shortcut must not apply.
+TEST(ScalarFastPath, UnknownWordWithALowWordRangeReducesAsTheRounds) {
+  RawRng rng;
+  const uint64_t edges[] = {0, 1, 2, 0x7ffffffe, 0x7fffffff, 0x80000000, 0x80000001, 0xfffffffe, 0xffffffff};
+  auto pick = [&]() { return rng.next() % 2 ? edges[rng.next() % std::size(edges)] : rng.next() % 0x100000000; };
+  int taken = 0;
+  for (int i = 0; i < 40000; ++i) {
+    uint64_t a = pick(), b = pick();
+    if (a > b && rng.next() % 16 != 0) std::swap(a, b);
+    Scalar s;
+    s.u32_min = static_cast<uint32_t>(a);
+    s.u32_max = static_cast<uint32_t>(b);
+    switch (rng.next() % 12) {  // one component off the class
+      case 0: s.bits = {0, ~uint64_t{1} << (rng.next() % 64)}; break;
+      case 1: s.umin = 1; break;
+      case 2: s.umax = UINT64_MAX - 1; break;
+      case 3: s.smin = INT64_MIN + 1; break;
+      case 4: s.smax = INT64_MAX - 1; break;
+      case 5: s.s32_min = INT32_MIN + 1; break;
+      case 6: s.s32_max = INT32_MAX - 1; break;
+      default: break;
+    }
+    ASSERT_TRUE(same_reduction(s));
+    Scalar fast = s;
+    if (!scalar_parts::low_word_range_only(fast)) continue;
+    ++taken;
+    Scalar full = s;
+    ASSERT_TRUE(reference::reduce(full)) << show(s);
+    ASSERT_EQ(fast, full) << show(s) << " -> " << show(fast);
+  }
+  EXPECT_GT(taken, 6000);
+}
+
 }  // namespace
 }  // namespace keel

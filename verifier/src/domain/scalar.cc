@@ -227,17 +227,27 @@ KEEL_HOT Range arsh_r(WidthLimits w, Range a, unsigned k) {
 // ---------------------------------------------------------------------------
 // Assembling results
 
-Scalar make64(Tnum t, Range a, Range b) {
+// The reduced value {t, a (64-bit), b (32-bit)}; `fixpoint` tells whether
+// it is a fixpoint of the reduction round (finish_small's results are).
+Scalar make64(Tnum t, Range a, Range b, bool& fixpoint) {
   Scalar s;
+  fixpoint = true;
   if (finish_low_range(t, a, b, s)) return s;  // a result below 2^31: no rounds
   s.bits = t;
   set64(s, a);
   set32(s, b);
-  return finish64(s);
+  if (tnum_bounds_low(s)) return tnum_low_result(t);  // its reduction, directly
+  return finish64(s, fixpoint);
 }
 
-// An ALU32 result: the low word is t / b, the upper word is zero.
-Scalar make32(Tnum t, Range b) {
+Scalar make64(Tnum t, Range a, Range b) {
+  bool fixpoint = false;
+  return make64(t, a, b, fixpoint);
+}
+
+// An ALU32 result: the low word is t / b, the upper word is zero. The
+// answer to an empty reduction is wide_low(0, 2^32 - 1), a fixpoint.
+Scalar make32(Tnum t, Range b, bool& fixpoint) {
   Scalar s;
   s.bits = tnum::cast32(t);
   set32(s, b);
@@ -247,60 +257,103 @@ Scalar make32(Tnum t, Range b) {
   // continue as small_round(), so starting there gives the same result.
   const Range low = r32(s);
   set64(s, is_small(low, low) ? low : Range{0, kLow32, 0, static_cast<int64_t>(kLow32)});
-  if (reduce_inline(s)) return s;
-  s = Scalar::unknown();
-  s.bits = Tnum{0, kLow32};
-  s.umax = kLow32;
-  s.smin = 0;
-  s.smax = static_cast<int64_t>(kLow32);
-  return s;
+  fixpoint = true;
+  if (tnum_bounds_low(s)) return tnum_low_result(s.bits);  // its reduction, directly
+  const Reduced how = reduce_reporting(s);
+  fixpoint = how != Reduced::stopped;
+  if (how != Reduced::empty) return s;
+  return wide_low(0, kLow32);
 }
 
-Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k) {
+Scalar make32(Tnum t, Range b) {
+  bool fixpoint = false;
+  return make32(t, b, fixpoint);
+}
+
+Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k, bool& fixpoint) {
   if (w == Width::w64) {
     switch (op) {
       case AluOp::lsh:
         return make64(tnum::lsh(a.bits, k), lsh_r(k64, r64(a), k),
-                      k < 32 ? lsh_r(k32, r32(a), k) : exact(k32, 0));
+                      k < 32 ? lsh_r(k32, r32(a), k) : exact(k32, 0), fixpoint);
       case AluOp::rsh:
-        return make64(tnum::rsh(a.bits, k), rsh_r(k64, r64(a), k), k == 0 ? r32(a) : full(k32));
+        return make64(tnum::rsh(a.bits, k), rsh_r(k64, r64(a), k), k == 0 ? r32(a) : full(k32), fixpoint);
       default:
-        return make64(tnum::arsh(a.bits, k), arsh_r(k64, r64(a), k), k == 0 ? r32(a) : full(k32));
+        return make64(tnum::arsh(a.bits, k), arsh_r(k64, r64(a), k), k == 0 ? r32(a) : full(k32), fixpoint);
     }
   }
   switch (op) {
     case AluOp::lsh:
-      return make32(tnum::lsh(tnum::cast32(a.bits), k), lsh_r(k32, r32(a), k));
+      return make32(tnum::lsh(tnum::cast32(a.bits), k), lsh_r(k32, r32(a), k), fixpoint);
     case AluOp::rsh:
-      return make32(tnum::rsh(tnum::cast32(a.bits), k), rsh_r(k32, r32(a), k));
+      return make32(tnum::rsh(tnum::cast32(a.bits), k), rsh_r(k32, r32(a), k), fixpoint);
     default:
-      return make32(tnum::arsh(tnum::sext(a.bits, 32), k), arsh_r(k32, r32(a), k));
+      return make32(tnum::arsh(tnum::sext(a.bits, 32), k), arsh_r(k32, r32(a), k), fixpoint);
   }
 }
 
-// The ISA masks the amount to 63 / 31 at run time (RFC 9669 §4.1), so the
-// result is the join over every amount k the masked src can take: a member
-// of src's tnum & mask, and within src's bounds when those are below the
-// width (then masking changes nothing).
+// The result is the join over every amount k the masked src can take
+// (shift_amounts).
+//
+// The join is taken one amount after another, join(join(r0, r1), r2) ...,
+// and each join() reduces the hull it builds. While every operand is a
+// fixpoint of the reduction round (make64 and make32 say so), that reduction has
+// nothing to do: the hull of two fixpoints is a fixpoint again, so
+// join(a, b) == hull(a, b), and the running join is the plain hull of the
+// results so far. Proof that hull(a, b) is a fixpoint, step by step
+// through the round (each step only narrows, so a round that leaves a
+// value as it is leaves it as it is at every step; so a and b pass every
+// step unchanged, and each component of h = hull(a, b) is a's or b's):
+//  - sign sync, per width: a fixpoint has one-piece intervals with equal
+//    signed and unsigned ends, or a signed interval crossing zero whose
+//    ends, read unsigned, lie in [umin, umax]. The hull of two one-piece
+//    intervals of one sign is one-piece too; of opposite signs it crosses
+//    zero, its signed ends being the non-negative operand's umax and the
+//    negative one's umin (read signed), both within h's [umin, umax]; one
+//    that involves a crossing operand crosses, and its signed ends are an
+//    operand's ends, within that operand's and so h's [umin, umax]. In
+//    each case the sync keeps h.
+//  - 64 -> 32: the low words of h's 64-bit interval (span < 2^32) form a
+//    circle C containing each operand's circle C_a. Where C does not wrap
+//    (in the unsigned, resp. signed 32-bit order) and C_a does not either,
+//    a's 32-bit bounds lie in C_a (a is a fixpoint), so in C; where C_a
+//    wraps, C holds both ends of the order and is the full range. A span
+//    >= 2^32 in h leaves the step out, as it does for a.
+//  - 32 -> 64: each 64-bit bound of h is an operand's, whose low word lies
+//    in that operand's 32-bit intervals, which lie within h's.
+//  - bounds -> tnum: where h's interval allows the meet (ends with the same
+//    top bit, resp. a signed interval not crossing zero), so do a's and
+//    b's; their tnums lie within range(a's ends) and range(b's ends), both
+//    within range(h's ends), and so does their tnum join h.bits.
+//  - tnum -> bounds: each bound of h is an operand's, a member of that
+//    operand's tnum (low word), which lies within h.bits.
+// And reduce() keeps a fixpoint h: a constant tnum has every bound a
+// member, so h is Scalar::constant of it; the unknown and wide-low
+// shortcuts return h (to_wide_low gives what the rounds give); the small
+// rounds and the general rounds change nothing. A result that may not be a fixpoint (a reduction stopped by
+// its round limit) sends the rest of the loop through join(), as before.
+// scalar_test checks the result against the one-join-after-another loop
+// and the hull against join_full.
 Scalar shift(AluOp op, Width w, const Scalar& a, const Scalar& b) {
-  const unsigned bits = w == Width::w64 ? 64 : 32;
-  const Tnum amount = tnum::bit_and(b.bits, Tnum::constant(bits - 1));
-  uint64_t lo = 0, hi = bits - 1;
-  if (w == Width::w64 && b.umax < 64) {
-    lo = b.umin;
-    hi = b.umax;
-  } else if (w == Width::w32 && b.u32_max < 32) {
-    lo = b.u32_min;
-    hi = b.u32_max;
-  }
+  const auto [amount, lo, hi] = shift_amounts(w, b);
   Scalar out;
   bool any = false;
+  bool fixpoints = true;  // out is the hull of fixpoints so far
   uint64_t s = 0;
   do {
     const uint64_t k = amount.value | s;
     if (k >= lo && k <= hi) {
-      const Scalar r = shift_const(op, w, a, static_cast<unsigned>(k));
-      out = any ? join(out, r) : r;
+      bool fixpoint = false;
+      const Scalar r = shift_const(op, w, a, static_cast<unsigned>(k), fixpoint);
+      if (!any) {
+        out = r;
+        fixpoints = fixpoint;
+      } else if (fixpoints && fixpoint) {
+        out = hull(out, r);
+      } else {
+        out = join(out, r);
+        fixpoints = false;
+      }
       any = true;
     }
     s = (s - amount.mask) & amount.mask;  // next submask of the unknown bits
@@ -489,6 +542,7 @@ Scalar Scalar::from_srange(int64_t lo, int64_t hi) {
 Scalar Scalar::from_tnum(Tnum t) {
   Scalar s;
   s.bits = t;
+  if (tnum_bounds_low(s)) return tnum_low_result(t);  // its reduction, directly
   return finish64(s);
 }
 
@@ -601,16 +655,7 @@ Scalar join(const Scalar& a, const Scalar& b) {
   return join_full(a, b);
 }
 
-Scalar join_full(const Scalar& a, const Scalar& b) {
-  Scalar r;
-  r.bits = tnum::join(a.bits, b.bits);
-  set64(r, Range{min_of(a.umin, b.umin), max_of(a.umax, b.umax), min_of(a.smin, b.smin), max_of(a.smax, b.smax)});
-  r.u32_min = min_of(a.u32_min, b.u32_min);
-  r.u32_max = max_of(a.u32_max, b.u32_max);
-  r.s32_min = min_of(a.s32_min, b.s32_min);
-  r.s32_max = max_of(a.s32_max, b.s32_max);
-  return finish64(r);
-}
+Scalar join_full(const Scalar& a, const Scalar& b) { return finish64(hull(a, b)); }
 
 // join(v, v): a constant or the unknown value reduce to themselves
 // (reduce_inline's first two cases); a wide-low value too (its third);

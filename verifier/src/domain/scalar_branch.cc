@@ -234,6 +234,8 @@ bool refine_full(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
     set32(*y, rb);
     if (!tnum::intersect(x->bits, widen_low(ta), x->bits) || !tnum::intersect(y->bits, widen_low(tb), y->bits))
       return false;
+    // An unknown register compared in 32 bits: its reduction, directly.
+    return (low_word_range_only(*x) || reduce_inline(*x)) && (low_word_range_only(*y) || reduce_inline(*y));
   }
   return reduce_inline(*x) && reduce_inline(*y);
 }

@@ -167,37 +167,201 @@ KEEL_HOT Scalar wide_low(uint64_t lo, uint64_t hi) {
   return s;
 }
 
+// A raw value that the reduction makes wide-low: the tnum of a word
+// zero-extended ({0, 2^32 - 1}, as is_wide_low), the full 32-bit signed
+// range, 64-bit unsigned bounds [p, q] with q < 2^32 and signed ones
+// [p, q] or the full range, 32-bit unsigned ones [a, b] (a <= b), and
+// lo = max(p, a) < 2^31 <= hi = min(q, b): a wide-low value refined by a
+// 32-bit compare, a zero-extended word with a bound on it (make32), a
+// right shift by 32. Its reduction is wide_low(lo, hi), a fixpoint; a
+// wide-low value is the case p = a, q = b. Step by step through the first
+// round: the 64-bit sign sync makes the signed bounds [p, q] (a full range
+// loses its negative piece, which lies above q); the 32-bit one keeps
+// [a, b] and the full signed range (a < 2^31 <= b: both pieces are
+// non-empty); 64 -> 32 meets [a, b] with the circle [p, q] (no wrap, as
+// q < 2^32), giving [lo, hi], and adds no signed bound (the circle
+// passes INT32_MAX); 32 -> 64 moves p up to lo and q down to hi, at both
+// signedness (their upper word is 0; the 32-bit signed circle is full);
+// the value is not small (hi >= 2^31); range(lo, hi) is the tnum itself
+// and the 32-bit meets are skipped (ends across 2^31, a crossing signed
+// range); lo and hi are members, the low-word search is skipped (the low
+// word is unknown). That is wide_low(lo, hi), its own reduction, so
+// further rounds keep it; a value settled at once is it already.
+// (scalar_test checks it against the reference reduction.)
+KEEL_HOT bool to_wide_low(Scalar& s) {
+  if (s.bits.value != 0 || s.bits.mask != kLow32) return false;
+  if (s.s32_min != INT32_MIN || s.s32_max != INT32_MAX || s.umax > kLow32 || s.u32_min > s.u32_max) return false;
+  const bool signed_as_unsigned = s.smin == static_cast<int64_t>(s.umin) && s.smax == static_cast<int64_t>(s.umax);
+  if (!signed_as_unsigned && (s.smin != INT64_MIN || s.smax != INT64_MAX)) return false;
+  const uint64_t lo = max_of(s.umin, uint64_t{s.u32_min}), hi = min_of(s.umax, uint64_t{s.u32_max});
+  if (lo > 0x7fff'ffffu || hi <= 0x7fff'ffffu) return false;
+  s = wide_low(lo, hi);
+  return true;
+}
+
+// How a reduction ended: the value is empty; or the result is a fixpoint
+// of the reduction round (a further round would leave every component as
+// it is: the rounds stopped because one changed nothing, or would change
+// nothing, or a shortcut gave such a value); or the rounds stopped at their
+// limit, and another round might still narrow the result.
+enum class Reduced : uint8_t { empty, fixpoint, stopped };
+
+// The amounts a shift by b can take at width w: the ISA masks the amount
+// to 63 / 31 at run time (RFC 9669 §4.1), so each is a member of b's tnum
+// & (bits - 1), and within b's bounds when those are below the width
+// (then masking changes nothing): the members k of `mask` with lo <= k <=
+// hi.
+struct ShiftAmounts {
+  Tnum mask;
+  uint64_t lo, hi;
+};
+KEEL_HOT ShiftAmounts shift_amounts(Width w, const Scalar& b) {
+  const unsigned bits = w == Width::w64 ? 64 : 32;
+  ShiftAmounts s{tnum::bit_and(b.bits, Tnum::constant(bits - 1)), 0, bits - 1};
+  if (w == Width::w64 && b.umax < 64) {
+    s.lo = b.umin;
+    s.hi = b.umax;
+  } else if (w == Width::w32 && b.u32_max < 32) {
+    s.lo = b.u32_min;
+    s.hi = b.u32_max;
+  }
+  return s;
+}
+
 // reduce()'s rounds (scalar_reduce.cc), out of line.
-bool reduce_rounds(Scalar& s);
+Reduced reduce_rounds(Scalar& s);
 // For a value that is not small (is_small): a reduction round would leave
 // it as it is (scalar_reduce.cc).
 bool settled(const Scalar& s);
 
+// An unknown word whose only knowledge is a 32-bit unsigned range [a, b]
+// across 2^31 (a <= 2^31 - 1 < b): the tnum knows no bit, the 64-bit
+// bounds and the 32-bit signed ones are full, as after a 32-bit compare
+// of an unknown register (refine_full). Its reduction moves the 64-bit
+// bounds to the nearest values whose low word lies in [a, b], and stops:
+// umin = a, umax = (2^32 - 1) << 32 | b, smin = INT64_MIN | a, smax =
+// INT64_MAX with the low word b. (For [a, b] = [0, 2^32 - 1] that is the
+// unknown value, which reduce() returns as it is.) Otherwise, step by
+// step: not constant, not unknown, not wide-low, not small, not settled
+// (a 64-bit bound's low word lies outside [a, b]); the first
+// round's sign syncs keep both widths (the signed ranges are full and
+// both pieces are non-empty: umax is 2^64 - 1, and [a, b] crosses 2^31),
+// 64 -> 32 has spans >= 2^32, 32 -> 64 moves each bound as above (the
+// signed 32-bit circle is full and skipped), the 64-bit sign sync keeps
+// them (a crossing signed range whose ends lie in [umin, umax]); every
+// bounds -> tnum meet is skipped (ends across the top bit at 64 bits and
+// across bit 31 at 32, crossing signed ranges) and so is tnum -> bounds
+// (no bit known); the round reports `again` (32 -> 64 moved a bound) and
+// the next finds the value settled. (scalar_test checks it against the
+// reference reduction.)
+KEEL_HOT bool low_word_range_only(Scalar& s) {
+  if (s.bits.mask != ~uint64_t{0} || s.umin != 0 || s.umax != UINT64_MAX || s.smin != INT64_MIN ||
+      s.smax != INT64_MAX || s.s32_min != INT32_MIN || s.s32_max != INT32_MAX)
+    return false;
+  const uint64_t a = s.u32_min, b = s.u32_max;
+  if (a > 0x7fff'ffffu || b <= 0x7fff'ffffu) return false;
+  s.umin = a;
+  s.umax = (~uint64_t{0} << 32) | b;
+  s.smin = static_cast<int64_t>((uint64_t{1} << 63) | a);
+  s.smax = static_cast<int64_t>((uint64_t{0x7fff'ffffu} << 32) | b);
+  return true;
+}
+
 // reduce() (scalar.h), inline here so that the domain's own callers keep
-// its shortcuts inline as they did when the domain was one file.
-inline bool reduce_inline(Scalar& s) {
+// its shortcuts inline as they did when the domain was one file; and how
+// it ended. Each shortcut gives a fixpoint: a constant (every bound is the
+// one value), the unknown value (nothing to narrow) and a wide-low value
+// (its own reduction, see is_wide_low), and to_wide_low's.
+inline Reduced reduce_reporting(Scalar& s) {
   // A known tnum leaves one candidate: the value is that constant or empty
   // (the rounds would find the same, bound by bound).
   if (s.bits.is_const()) {
-    if (!s.contains(s.bits.value)) return false;
+    if (!s.contains(s.bits.value)) return Reduced::empty;
     s = Scalar::constant(s.bits.value);
-    return true;
+    return Reduced::fixpoint;
   }
-  if (s == Scalar::unknown()) return true;  // nothing to tighten
-  if (is_wide_low(s)) return true;           // its own reduction (is_wide_low)
+  if (s == Scalar::unknown()) return Reduced::fixpoint;  // nothing to tighten
+  if (is_wide_low(s)) return Reduced::fixpoint;           // its own reduction (is_wide_low)
+  if (to_wide_low(s)) return Reduced::fixpoint;           // what the rounds make wide-low
   return reduce_rounds(s);
 }
 
+inline bool reduce_inline(Scalar& s) { return reduce_reporting(s) != Reduced::empty; }
+
+// The component-wise hull of a and b: join_full before its reduction.
+KEEL_HOT Scalar hull(const Scalar& a, const Scalar& b) {
+  Scalar r;
+  r.bits = tnum::join(a.bits, b.bits);
+  r.umin = min_of(a.umin, b.umin);
+  r.umax = max_of(a.umax, b.umax);
+  r.smin = min_of(a.smin, b.smin);
+  r.smax = max_of(a.smax, b.smax);
+  r.u32_min = min_of(a.u32_min, b.u32_min);
+  r.u32_max = max_of(a.u32_max, b.u32_max);
+  r.s32_min = min_of(a.s32_min, b.s32_min);
+  r.s32_max = max_of(a.s32_max, b.s32_max);
+  return r;
+}
+
+// Values whose tnum alone keeps them below 2^31 (t.umax() < 2^31) and
+// whose four intervals each contain [L, H] = [t.value, t.umax()], the
+// least and greatest members of t, so that they exclude no member: an
+// ALU result whose tnum knows more than its interval rules (a mask, a
+// shift, a byte swap), a value made from a tnum. Their reduction is the
+// small range [L, H] with tnum t, a fixpoint: set_small(s, t, L, H).
+// Proof, through reduce_inline: a constant t (L = H) gives
+// Scalar::constant(L), which is that; the unknown and wide-low tnums are
+// not below 2^31. In the rounds: the value's set is exactly t's members,
+// all in [0, 2^31). Every step of a round is sound (it drops no member of
+// the value's set), so after each step every interval still holds L and
+// H, hence all of [L, H] (below 2^31 both orders agree at both widths,
+// and the low word is the value), and every tnum meet gives some t'
+// within t whose members include all of t's, which is t itself. So the
+// round's tnum -> bounds step finds the least member >= each lower bound
+// (<= L) and the greatest <= each upper bound (>= H): L and H at both
+// widths (in the flipped 32-bit signed order too: the members are below
+// 2^31, so flipping maps them above every lower bound's flip); a round
+// that finds the value small after 32 -> 64 runs small_round instead, with
+// bounds around [L, H] and the same outcome. The round ends with t and
+// [L, H] everywhere; the next one is small (is_small), and its small
+// rounds keep it: t lies within range(L, H) (L ^ H is t's mask, so
+// range(L, H) knows exactly the bits t knows, with L's values) and L, H
+// are members. A value small or settled to begin with is taken by those
+// shortcuts, with the same answer (a settled value is one the round
+// leaves as it is, so it is that result already).
+// (scalar_test checks it against the reference reduction.)
+KEEL_HOT bool tnum_bounds_low(const Scalar& s) {
+  const uint64_t lo = s.bits.value, hi = s.bits.value | s.bits.mask;
+  if (hi > 0x7fff'ffffu) return false;  // implied by s32_max >= hi below, but answers most values at once
+  const auto slo = static_cast<int64_t>(lo), shi = static_cast<int64_t>(hi);
+  return s.umin <= lo && s.umax >= hi && s.smin <= slo && s.smax >= shi && s.u32_min <= lo && s.u32_max >= hi &&
+         s.s32_min <= slo && s.s32_max >= shi;
+}
+
+// reduce() of such a value (tnum_bounds_low), without the rounds.
+KEEL_HOT Scalar tnum_low_result(Tnum t) {
+  Scalar s;
+  set_small(s, t, t.value, t.value | t.mask);
+  return s;
+}
+
 // A reduction of a sound result never finds it empty; if a bug made it so,
-// answer the top of the result's type rather than bottom.
+// answer the top of the result's type rather than bottom (a fixpoint).
 inline Scalar finish64(Scalar s) { return reduce_inline(s) ? s : Scalar::unknown(); }
+inline Scalar finish64(Scalar s, bool& fixpoint) {
+  const Reduced how = reduce_reporting(s);
+  fixpoint = how != Reduced::stopped;
+  return how == Reduced::empty ? Scalar::unknown() : s;
+}
 
 // finish64 of the small range whose four intervals are [lo, hi] (0 <= lo
 // <= hi < 2^31) and whose tnum is t, without building the raw value: a
 // constant tnum leaves that constant if lo <= it <= hi (reduce_inline's
 // first case; for such bounds Scalar::contains is just that), and
 // otherwise reduce_rounds finds the value small at once and runs its eight
-// small rounds (reduce_small_range). Same steps, same result.
+// small rounds (reduce_small_range). Same steps, same result. The result
+// is a fixpoint (see reduce_small_range: eight small rounds always end at
+// one).
 KEEL_HOT Scalar finish_small(Tnum t, uint64_t lo, uint64_t hi) {
   if (t.is_const()) return lo <= t.value && t.value <= hi ? Scalar::constant(t.value) : Scalar::unknown();
   if (!small_rounds(t, lo, hi, 8)) return Scalar::unknown();

@@ -114,7 +114,13 @@ KEEL_HOT bool tighten64_from32(Range& r, Range r32) {
          r.umin <= r.umax && r.smin <= r.smax;
 }
 
-// The remaining `rounds` rounds of reduce() on a small range.
+// The remaining `rounds` rounds of reduce() on a small range. Two rounds
+// always reach a fixpoint of the small round: after the first, lo and hi
+// are members of t, and they lie in range(lo, hi), so the second meet
+// keeps them members and moves neither bound; the loop then stops, and
+// a third round would meet t with the same range(lo, hi) again and find
+// the same members (the first round may already move no bound: then t
+// lies within range(lo, hi) after it, and the same holds).
 bool reduce_small_range(Scalar& s, int rounds) {
   uint64_t lo = s.umin, hi = s.umax;
   Tnum t = s.bits;
@@ -290,17 +296,24 @@ bool scalar_parts::settled(const Scalar& s) { return settled_inline(s); }
 // is stable after one or two. At most 8 rounds, as first written; a value
 // that becomes a small range finishes its remaining rounds on the shortcut.
 // Out of line, so that reduce()'s shortcuts need no stack frame.
-[[gnu::noinline]] bool scalar_parts::reduce_rounds(Scalar& s) {
+// The result is a fixpoint when a round was found to change nothing
+// (settled, or `stable`: see reduce_round) and when at least two small
+// rounds were left (reduce_small_range); only the round limit leaves a
+// value that another round might narrow.
+[[gnu::noinline]] scalar_parts::Reduced scalar_parts::reduce_rounds(Scalar& s) {
   for (int round = 0; round < 8; ++round) {
-    if (is_small(s)) return reduce_small_range(s, 8 - round);
-    if (settled_inline(s)) return true;  // the round would change nothing (settled)
+    if (is_small(s)) {
+      if (!reduce_small_range(s, 8 - round)) return Reduced::empty;
+      return round <= 6 ? Reduced::fixpoint : Reduced::stopped;
+    }
+    if (settled_inline(s)) return Reduced::fixpoint;  // the round would change nothing (settled)
     switch (reduce_round(s)) {
-      case Round::empty: return false;
-      case Round::stable: return true;
+      case Round::empty: return Reduced::empty;
+      case Round::stable: return Reduced::fixpoint;
       case Round::again: break;
     }
   }
-  return true;
+  return Reduced::stopped;
 }
 
 bool reduce(Scalar& s) { return scalar_parts::reduce_inline(s); }
