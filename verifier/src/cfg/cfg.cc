@@ -202,7 +202,13 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
   // edges number blocks + conditional jumps - exits, and every array but
   // the loops' can be carved at once.
   const uint32_t edge_count = block_count + conditionals - exits;
-  const bool carved = carve(arena, [&](Carve& c) {
+  // Not zeroed as a whole (the clearing cost as much as the writes): the
+  // loop over the leaders below writes every field of every block, every
+  // edge, every call site and succ_offsets[1..]; the counting sort writes
+  // every pred_edges entry; phase 2 writes the RPO entries it counts.
+  // Only what is counted up or read before it is written starts at zero:
+  // the functions, succ_offsets[0] and the predecessor counts.
+  const bool carved = carve_uninitialized(arena, [&](Carve& c) {
     c.take(cfg.functions, function_count);
     c.take(cfg.blocks, block_count);
     c.take(cfg.succ_offsets, block_count + size_t{1});
@@ -213,6 +219,9 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
     c.take(cfg.calls, call_count);
   });
   if (!carved) return kOutOfMemory;
+  __builtin_memset(cfg.functions, 0, sizeof(Cfg::Function) * function_count);
+  __builtin_memset(cfg.pred_offsets, 0, sizeof(uint32_t) * (block_count + size_t{1}));
+  cfg.succ_offsets[0] = 0;
   cfg.function_count = function_count;
   cfg.block_count = block_count;
   cfg.edge_count = edge_count;
@@ -305,7 +314,7 @@ CfgResult build_rpo(Arena& arena, Cfg& cfg, uint32_t& retreating) {
   constexpr uint32_t kOnStack = kNone - 1;
   if (cfg.block_count >= kOnStack) return kOutOfMemory;
   const size_t mark = arena.mark();
-  Frame* stack = arena.allocate<Frame>(cfg.block_count);
+  Frame* stack = arena.allocate_uninitialized<Frame>(cfg.block_count);  // each frame written when pushed
   if (stack == nullptr) return kOutOfMemory;
   uint32_t total = 0;
   retreating = 0;
