@@ -206,20 +206,41 @@ bool capture(Engine& e, const State& s, uint32_t pc) {
   return join_into(e.pool, e.trace, s, false, e.maps) || e.oom(pc);
 }
 
-// Instructions RFC 9669 has and Linux 6.1 does not (added in 6.6).
-bool newer_than_linux_6_1(const Insn& insn) {
-  switch (insn.op) {
+// Instructions RFC 9669 has and Linux 6.1 does not (added in 6.6); ja
+// only as gotol, which newer_than_linux_6_1 tells apart by its class.
+constexpr bool newer_op(Op op) {
+  switch (op) {
     case Op::sdiv64_imm: case Op::sdiv64_reg: case Op::sdiv32_imm: case Op::sdiv32_reg:
     case Op::smod64_imm: case Op::smod64_reg: case Op::smod32_imm: case Op::smod32_reg:
     case Op::movsx64_8: case Op::movsx64_16: case Op::movsx64_32: case Op::movsx32_8:
     case Op::movsx32_16: case Op::ldxsb: case Op::ldxsh: case Op::ldxsw: case Op::bswap16:
-    case Op::bswap32: case Op::bswap64: case Op::callx:
+    case Op::bswap32: case Op::bswap64: case Op::callx: case Op::ja:
       return true;
-    case Op::ja:
-      return opcode::class_of(insn.opcode) == opcode::cls_jmp32;  // gotol
     default:
       return false;
   }
+}
+
+// newer_op as a bit per Op value (256 bits, so that any byte indexes it):
+// one load and a shift per instruction under linux_rules, where the switch
+// cost a jump table's range check and indirect jump.
+struct OpBits {
+  uint64_t words[4] = {};
+};
+constexpr OpBits newer_ops() {
+  OpBits bits;
+  for (uint32_t op = 0; op < kOpCount; ++op) {
+    if (newer_op(static_cast<Op>(op))) bits.words[op / 64] |= uint64_t{1} << (op % 64);
+  }
+  return bits;
+}
+inline constexpr OpBits kNewerOps = newer_ops();
+static_assert(kOpCount <= 256);
+
+bool newer_than_linux_6_1(const Insn& insn) {
+  const auto op = static_cast<uint8_t>(insn.op);
+  if (((kNewerOps.words[op / 64] >> (op % 64)) & 1u) == 0) return false;
+  return insn.op != Op::ja || opcode::class_of(insn.opcode) == opcode::cls_jmp32;  // gotol
 }
 
 bool step(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
@@ -259,11 +280,17 @@ bool transfer_block(Fixpoint& fx, uint32_t b, State*& w) {
   const uint32_t trace_pc = e.trace_pc;
   const StepLog* const step_log = e.options.step_log;
   const bool linux_rules = e.options.linux_rules;
+  // Whether nothing in this block is captured or logged (nearly always):
+  // then neither the per-instruction test below nor the end of a constant
+  // run need trace_pc or step_log (a run ends at the block's end, as the
+  // general expression gives when trace_pc is outside the block).
+  // (trace_pc - first > last - first, unsigned: trace_pc outside [first, last].)
+  const bool unobserved = step_log == nullptr && trace_pc - block.first > block.last - block.first;
   ConstantRun constants(linux_rules, e.guards != nullptr);
   for (uint32_t pc = block.first; ok && pc <= block.last; ++pc) {
     const Insn& insn = e.insns[pc];
     if (insn.op == Op::lddw_tail) continue;
-    if (pc == trace_pc || step_log != nullptr) {
+    if (!unobserved && (pc == trace_pc || step_log != nullptr)) {
       constants.flush(w->regs());
       if (pc == trace_pc && !capture(e, *w, pc)) {
         ok = false;
@@ -275,8 +302,11 @@ bool transfer_block(Fixpoint& fx, uint32_t b, State*& w) {
     // capture at. No instruction that RFC 9669 has and Linux 6.1 lacks
     // folds (sdiv, smod and movsx do not), so the check below may come after.
     if (ConstantRun::may_fold(insn)) {
-      uint32_t end = trace_pc > pc && trace_pc <= block.last ? trace_pc : block.last + 1;
-      if (step_log != nullptr) end = pc + 1;  // the trace sees every instruction
+      uint32_t end = block.last + 1;
+      if (!unobserved) {
+        if (trace_pc > pc && trace_pc <= block.last) end = trace_pc;
+        if (step_log != nullptr) end = pc + 1;  // the trace sees every instruction
+      }
       const uint32_t next = constants.fold_run(e.insns, pc, end, w->regs());
       if (next != pc) {
         pc = next - 1;

@@ -136,14 +136,17 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
   const Insn* insns = program.insns;
   uint64_t* leaders = nullptr;
   uint64_t* entries = nullptr;
+  uint64_t* tails = nullptr;  // Cfg::lddw_tail_bits
   uint32_t* leaders_before = nullptr;  // rank()'s counts, filled once the leaders are known
   const uint32_t words = (n + 63) / 64;
   const bool bits_carved = carve(arena, [&](Carve& c) {
     c.take(leaders, words);
     c.take(entries, words);
+    c.take(tails, words);
     c.take(leaders_before, words + size_t{1});
   });
   if (!bits_carved) return kOutOfMemory;
+  cfg.lddw_tail_bits = tails;
 
   set_bit(leaders, 0);
   set_bit(entries, 0);
@@ -159,6 +162,7 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
     if (is_lddw(op)) {
       if (pc + 1 >= n || insns[pc + 1].op != Op::lddw_tail) return broken_contract(pc);
       ++cfg.lddw_count;
+      set_bit(tails, pc + 1);  // (every lddw_tail is one: another is broken_contract below)
       if (op == Op::lddw_code_addr) {
         // A callback's address: its target is a function, and taking the
         // address counts as a call site of the function holding the lddw,
@@ -249,7 +253,7 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
   };
   for (uint32_t first = 0; first < n; ++b) {
     const uint32_t next_first = next_bit(leaders, first + 1, n);
-    if (b > 0 && test_bit(entries, first)) cfg.functions[++f].first_block = b;
+    if (function_count > 1 && b > 0 && test_bit(entries, first)) cfg.functions[++f].first_block = b;  // (slot 0 alone is an entry when one function)
     cfg.blocks[b] = {first, next_first - 1, f, kNone, kNone, kNone, 0, 0};
     ++cfg.functions[f].block_count;
     for (uint32_t pc = first; call_count != 0 && pc < next_first; ++pc) {
@@ -819,7 +823,7 @@ size_t cfg_arena_bound(uint32_t insn_count) {
   const uint64_t n = insn_count, blocks = n, edges = 2 * blocks, loops = blocks;
   const uint64_t function_or_call = sizeof(Cfg::Function) > sizeof(Cfg::CallSite) ? sizeof(Cfg::Function)
                                                                                   : sizeof(Cfg::CallSite);
-  uint64_t bytes = 4 * n                                         // bitsets and their ranks (5n / 16 + 24)
+  uint64_t bytes = 4 * n                                         // bitsets and their ranks (7n / 16 + 32)
                    + function_or_call * n                        // functions, calls
                    + sizeof(Cfg::Block) * blocks + 4 * (blocks + 1)  // blocks, succ_offsets
                    + (sizeof(Cfg::Edge) + 4) * edges + 4 * (blocks + 1)  // edges, pred_edges, pred_offsets
