@@ -299,7 +299,10 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
     cfg.pred_offsets[t] = sum;
   }
   cfg.pred_offsets[block_count] = edge_count;
-  for (e = edge_count; e-- > 0;) cfg.pred_edges[--cfg.pred_offsets[cfg.edges[e].to]] = e;
+  uint32_t* const pred_offsets = cfg.pred_offsets;  // (locals: see build_rpo)
+  uint32_t* const pred_edges = cfg.pred_edges;
+  const Cfg::Edge* const edges = cfg.edges;
+  for (e = edge_count; e-- > 0;) pred_edges[--pred_offsets[edges[e].to]] = e;
   return {};
 }
 
@@ -322,29 +325,46 @@ CfgResult build_rpo(Arena& arena, Cfg& cfg, uint32_t& retreating) {
   if (stack == nullptr) return kOutOfMemory;
   uint32_t total = 0;
   retreating = 0;
+  // The arrays in locals (stores through them could otherwise alias cfg's
+  // fields for the compiler), and the block being walked (its node, its
+  // next edge, the edges left) in registers: `stack` holds only the blocks
+  // below it, each with the edges it has left, pushed when a successor is
+  // entered and resumed when that one finishes. The same walk as a stack
+  // whose top is read from memory at every step.
+  Cfg::Block* const blocks = cfg.blocks;
+  const Cfg::Edge* const edges = cfg.edges;
+  const uint32_t* const succ = cfg.succ_offsets;
+  uint32_t* const rpo = cfg.rpo;
   for (uint32_t f = 0; f < cfg.function_count; ++f) {
     Cfg::Function& function = cfg.functions[f];
     const uint32_t entry = function.first_block;
     const uint32_t end = total + function.block_count;  // (total <= first_block: end <= block_count)
     uint32_t at = end, depth = 0;
-    cfg.blocks[entry].rpo = kOnStack;
-    stack[depth++] = {entry, cfg.succ_offsets[entry + 1] - cfg.succ_offsets[entry]};
-    while (depth > 0) {
-      Frame& top = stack[depth - 1];
-      if (top.cursor == 0) {
-        cfg.rpo[--at] = top.node;
-        cfg.blocks[top.node].rpo = at;
+    uint32_t node = entry, cursor = succ[entry + 1] - succ[entry];
+    const Cfg::Edge* out = edges + succ[entry];
+    blocks[entry].rpo = kOnStack;
+    for (;;) {
+      if (cursor == 0) {  // node finishes
+        rpo[--at] = node;
+        blocks[node].rpo = at;
+        if (depth == 0) break;
         --depth;
+        node = stack[depth].node;
+        cursor = stack[depth].cursor;
+        out = edges + succ[node];
         continue;
       }
-      const uint32_t to = cfg.edges[cfg.succ_offsets[top.node] + --top.cursor].to;
-      const uint32_t seen = cfg.blocks[to].rpo;
+      const uint32_t to = out[--cursor].to;
+      const uint32_t seen = blocks[to].rpo;
       if (seen != kNone) {
         retreating += seen == kOnStack ? 1 : 0;
         continue;
       }
-      cfg.blocks[to].rpo = kOnStack;
-      stack[depth++] = {to, cfg.succ_offsets[to + 1] - cfg.succ_offsets[to]};
+      blocks[to].rpo = kOnStack;
+      stack[depth++] = {node, cursor};
+      node = to;
+      cursor = succ[to + 1] - succ[to];
+      out = edges + succ[to];
     }
     // Blocks that no path reaches leave the order short: move it down.
     const uint32_t count = end - at;
