@@ -99,7 +99,10 @@ bool join_at(Fixpoint& fx, uint32_t target, State*& slot, uint32_t p, const Stat
 // `incoming`, which the caller gives up: the merge may keep that state as
 // the entry state rather than copy it (and then sets *donor to nullptr);
 // otherwise it is left to the caller, unchanged, to release.
-bool merge(Fixpoint& fx, uint32_t target, const State& incoming, uint32_t pc, State** donor = nullptr) {
+// merge() is the inline first case and this the general one (out of line:
+// its calls would make every merge save and restore their registers).
+[[gnu::noinline]] bool merge_into_entries(Fixpoint& fx, uint32_t target, const State& incoming, uint32_t pc,
+                                          State** donor) {
   Engine& e = fx.e;
   const uint32_t local = target - fx.base;
   const uint32_t p = partition_of(fx, target, incoming);
@@ -130,11 +133,37 @@ bool merge(Fixpoint& fx, uint32_t target, const State& incoming, uint32_t pc, St
   return ok;
 }
 
+inline bool merge(Fixpoint& fx, uint32_t target, const State& incoming, uint32_t pc, State** donor = nullptr) {
+  const uint32_t local = target - fx.base;
+  State*& first = fx.entries.entry[local];
+  if (first == nullptr && fx.clamps.at_header(fx.e.cfg, target) == nullptr) {
+    // The first state into a block (in loop-free code, every edge but the
+    // second and later ones into a join), without the calls the general
+    // path makes. It gives what that path gives: partition_of returns 0
+    // whenever partition 0's slot is empty (it returns the first p whose
+    // slot is empty or agrees, checking p = 0 first, and 0 when not
+    // partitioned), slot_of(.., 0) is `first`, no clamp applies, and
+    // join_at with an empty slot takes or copies `incoming` into it, marks
+    // partition 0 dirty and puts the block on the worklist.
+#ifndef NDEBUG
+    // A debug build asks the general path's partition_of on every such
+    // merge (with partition 0 empty it changes nothing).
+    if (partition_of(fx, target, incoming) != 0) __builtin_trap();
+#endif
+    first = take_or_copy(fx.e.pool, incoming, donor);
+    if (first == nullptr) return fx.e.oom(pc);
+    fx.entries.dirty[local] = static_cast<uint8_t>(fx.entries.dirty[local] | 1u);
+    set_pending(fx, target);
+    return true;
+  }
+  return merge_into_entries(fx, target, incoming, pc, donor);
+}
+
 // The scalar registers leaving block b, for the loop bounds (loop_facts.h,
 // step 3), when the bounds read this block: joined in this call context's
 // local facts, which commit_facts adds to the program's at the fixpoint.
-void record_facts(Fixpoint& fx, uint32_t b, const State& s) {
-  const uint32_t index = fx.facts.index == nullptr ? Cfg::kNone : fx.facts.index[b];
+void record_block_facts(Fixpoint& fx, uint32_t b, const State& s) {
+  const uint32_t index = fx.facts.index[b];
   if (index == Cfg::kNone) return;
   ExitFacts& f = fx.local[index - fx.facts.fn_first[fx.fn]];
   const RegState* regs = s.top().regs;
@@ -161,6 +190,11 @@ void record_facts(Fixpoint& fx, uint32_t b, const State& s) {
   }
 }
 
+// (Inline: most programs have no loop, so no facts to record.)
+inline void record_facts(Fixpoint& fx, uint32_t b, const State& s) {
+  if (fx.facts.index != nullptr) record_block_facts(fx, b, s);
+}
+
 // describe_state(): the join of every state entering trace_pc. States of
 // different call depths (a callee reached from several depths) keep the first.
 bool capture(Engine& e, const State& s, uint32_t pc) {
@@ -172,20 +206,41 @@ bool capture(Engine& e, const State& s, uint32_t pc) {
   return join_into(e.pool, e.trace, s, false, e.maps) || e.oom(pc);
 }
 
-// Instructions RFC 9669 has and Linux 6.1 does not (added in 6.6).
-bool newer_than_linux_6_1(const Insn& insn) {
-  switch (insn.op) {
+// Instructions RFC 9669 has and Linux 6.1 does not (added in 6.6); ja
+// only as gotol, which newer_than_linux_6_1 tells apart by its class.
+constexpr bool newer_op(Op op) {
+  switch (op) {
     case Op::sdiv64_imm: case Op::sdiv64_reg: case Op::sdiv32_imm: case Op::sdiv32_reg:
     case Op::smod64_imm: case Op::smod64_reg: case Op::smod32_imm: case Op::smod32_reg:
     case Op::movsx64_8: case Op::movsx64_16: case Op::movsx64_32: case Op::movsx32_8:
     case Op::movsx32_16: case Op::ldxsb: case Op::ldxsh: case Op::ldxsw: case Op::bswap16:
-    case Op::bswap32: case Op::bswap64: case Op::callx:
+    case Op::bswap32: case Op::bswap64: case Op::callx: case Op::ja:
       return true;
-    case Op::ja:
-      return opcode::class_of(insn.opcode) == opcode::cls_jmp32;  // gotol
     default:
       return false;
   }
+}
+
+// newer_op as a bit per Op value (256 bits, so that any byte indexes it):
+// one load and a shift per instruction under linux_rules, where the switch
+// cost a jump table's range check and indirect jump.
+struct OpBits {
+  uint64_t words[4] = {};
+};
+constexpr OpBits newer_ops() {
+  OpBits bits;
+  for (uint32_t op = 0; op < kOpCount; ++op) {
+    if (newer_op(static_cast<Op>(op))) bits.words[op / 64] |= uint64_t{1} << (op % 64);
+  }
+  return bits;
+}
+inline constexpr OpBits kNewerOps = newer_ops();
+static_assert(kOpCount <= 256);
+
+bool newer_than_linux_6_1(const Insn& insn) {
+  const auto op = static_cast<uint8_t>(insn.op);
+  if (((kNewerOps.words[op / 64] >> (op % 64)) & 1u) == 0) return false;
+  return insn.op != Op::ja || opcode::class_of(insn.opcode) == opcode::cls_jmp32;  // gotol
 }
 
 bool step(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
@@ -219,24 +274,39 @@ bool transfer_block(Fixpoint& fx, uint32_t b, State*& w) {
   const Cfg::Block& block = cfg.blocks[b];
   bool ok = true;
   bool terminated = false;
-  ConstantRun constants(e.options.linux_rules, e.guards != nullptr);
+  // Read once per block rather than per instruction (the compiler reloads
+  // them after every store the transfer functions make); none of them
+  // changes during an analysis (verify.cc sets trace_pc before it).
+  const uint32_t trace_pc = e.trace_pc;
+  const StepLog* const step_log = e.options.step_log;
+  const bool linux_rules = e.options.linux_rules;
+  // Whether nothing in this block is captured or logged (nearly always):
+  // then neither the per-instruction test below nor the end of a constant
+  // run need trace_pc or step_log (a run ends at the block's end, as the
+  // general expression gives when trace_pc is outside the block).
+  // (trace_pc - first > last - first, unsigned: trace_pc outside [first, last].)
+  const bool unobserved = step_log == nullptr && trace_pc - block.first > block.last - block.first;
+  ConstantRun constants(linux_rules, e.guards != nullptr);
   for (uint32_t pc = block.first; ok && pc <= block.last; ++pc) {
     const Insn& insn = e.insns[pc];
     if (insn.op == Op::lddw_tail) continue;
-    if (pc == e.trace_pc || e.options.step_log != nullptr) {
+    if (!unobserved && (pc == trace_pc || step_log != nullptr)) {
       constants.flush(w->regs());
-      if (pc == e.trace_pc && !capture(e, *w, pc)) {
+      if (pc == trace_pc && !capture(e, *w, pc)) {
         ok = false;
         break;
       }
-      if (e.options.step_log != nullptr) log_step(*e.options.step_log, *w, pc);
+      if (step_log != nullptr) log_step(*step_log, *w, pc);
     }
     // Constant ALU runs, most of straight-line code, up to the next pc to
     // capture at. No instruction that RFC 9669 has and Linux 6.1 lacks
     // folds (sdiv, smod and movsx do not), so the check below may come after.
     if (ConstantRun::may_fold(insn)) {
-      uint32_t end = e.trace_pc > pc && e.trace_pc <= block.last ? e.trace_pc : block.last + 1;
-      if (e.options.step_log != nullptr) end = pc + 1;  // the trace sees every instruction
+      uint32_t end = block.last + 1;
+      if (!unobserved) {
+        if (trace_pc > pc && trace_pc <= block.last) end = trace_pc;
+        if (step_log != nullptr) end = pc + 1;  // the trace sees every instruction
+      }
       const uint32_t next = constants.fold_run(e.insns, pc, end, w->regs());
       if (next != pc) {
         pc = next - 1;
@@ -244,7 +314,7 @@ bool transfer_block(Fixpoint& fx, uint32_t b, State*& w) {
       }
     }
     constants.flush(w->regs());
-    if (e.options.linux_rules && newer_than_linux_6_1(insn)) {
+    if (linux_rules && newer_than_linux_6_1(insn)) {
       ok = e.fail(pc, Reason::unsupported_instruction);
       break;
     }
@@ -456,9 +526,23 @@ bool analyze_function(Engine& e, LoopFacts& facts, const PartitionPlan& plan, ui
   uint32_t p = 0;
   while (ok && next_pending(fx, words, p)) ok = visit_block(fx, cfg.rpo[f.rpo_begin + p]);
   if (ok) commit_facts(fx);
-  for (uint32_t i = 0; i < n; ++i) {
+  // After a whole run over a function without loop blocks, no block holds
+  // an entry state: every merge goes forward in RPO (an edge that does not
+  // is a retreating one, which puts its ends in a loop), so each block's
+  // entries are all filled, and marked dirty, before its one visit, which
+  // takes every dirty partition and then releases the rest (visit_block,
+  // `revisitable` false); a block that gets an entry is put on the
+  // worklist, and the run ends only when the worklist is empty. The sweep
+  // is needed after a failure, or with loop blocks, whose visits keep them.
+  const bool sweep = !ok || fx.first_loop_pos != Cfg::kNone;
+  for (uint32_t i = 0; sweep && i < n; ++i) {
     if (holds_entries(fx, i)) release_partitions(fx.entries, e.pool, i);
   }
+#ifndef NDEBUG
+  for (uint32_t i = 0; !sweep && i < n; ++i) {  // a debug build checks the argument above on every run
+    if (holds_entries(fx, i)) __builtin_trap();
+  }
+#endif
   release_groups(fx.entries, e.pool);
   release_loop_clamps(e.pool, fx.clamps);
   scratch.release(e.pool);

@@ -345,9 +345,21 @@ bool make_plan(Engine& e, PartitionPlan& plan, bool passes) {
   const size_t bytes = sizeof(uint64_t) * size_t{e.cfg.block_count};
   const size_t next_bytes = one_pass ? 2 * bytes : bytes;
   const size_t slot_bytes = has_stack_fill(e) ? 2 * sizeof(uint64_t) * size_t{e.cfg.block_count} : 0;
-  void* flags = e.pool.allocate_raw(bytes);
-  void* next = e.pool.allocate_raw(next_bytes);
-  void* slots = slot_bytes != 0 ? e.pool.allocate_raw(slot_bytes) : nullptr;
+  // The one pass writes the flags of every block (the unreachable ones
+  // zeroed, the others computed), and reads `next` (the levels) and the
+  // slots only of successors, which post-order computes first: unreachable
+  // blocks are no successors of reachable ones, and their slots are never
+  // read (partition_of merges only into reachable blocks; the debug check
+  // below compares both plans whole, so the slots start at zero when some
+  // block is unreachable). The passes clear flags and next themselves but
+  // read the slots of blocks later in post-order (a loop header) before
+  // writing them.
+  const bool written = one_pass && e.cfg.rpo_count == e.cfg.block_count;
+  void* flags = e.pool.allocate_raw_uninitialized(bytes);
+  void* next = e.pool.allocate_raw_uninitialized(next_bytes);
+  void* slots = slot_bytes == 0 ? nullptr
+                : written      ? e.pool.allocate_raw_uninitialized(slot_bytes)
+                               : e.pool.allocate_raw(slot_bytes);
   if (flags == nullptr || next == nullptr || (slot_bytes != 0 && slots == nullptr)) {
     e.pool.release_raw(flags, bytes);
     e.pool.release_raw(next, next_bytes);

@@ -46,17 +46,19 @@ bool join_keeps_use(const RegState& x, const RegState& y, const MapTable& maps, 
 }
 
 // What a fill of `slot` of s's top frame gives, as join_into sees it: the
-// spill, NULL for bytes known zero, else nothing a pointer joins with.
-RegState slot_value(const State& s, uint32_t slot) {
-  const Spill* spill = s.find_spill(s.frame_count - 1u, slot);
+// spill (`spill`, find_spill's answer for that slot, which the caller has
+// already asked), NULL for bytes known zero, else nothing a pointer joins
+// with; `scratch` holds the last two when returned.
+const RegState& slot_value(const State& s, uint32_t slot, const Spill* spill, RegState& scratch) {
   if (spill != nullptr) return spill->reg;
-  RegState none;
-  none.kind = RegKind::mixed;
+  scratch = RegState{};
+  scratch.kind = RegKind::mixed;
   const uint8_t* tags = s.top().tags + slot * 8;
   for (uint32_t i = 0; i < 8; ++i) {
-    if (tags[i] != kTagZero) return none;
+    if (tags[i] != kTagZero) return scratch;
   }
-  return make_scalar(Scalar::constant(0));
+  scratch = make_scalar(Scalar::constant(0));
+  return scratch;
 }
 
 // What joining a and b loses at a block with partition flags `flags` and
@@ -119,8 +121,17 @@ uint32_t join_loss(const State& a, const State& b, uint64_t flags, const uint64_
     const Spill* sy = b.find_spill(top, slot);
     const bool px = sx != nullptr && sx->reg.kind != RegKind::scalar;
     const bool py = sy != nullptr && sy->reg.kind != RegKind::scalar;
-    if ((px || py) &&
-        !join_keeps_use(slot_value(a, slot), slot_value(b, slot), maps, ((slot_sets[1] >> slot) & 1u) != 0)) {
+    if (!px && !py) continue;
+    // slot_value reads each state's own top frame; b's is a's (both enter
+    // one block of one call context) but for a state of another depth.
+    const Spill* fy = b.frame_count == a.frame_count ? sy : b.find_spill(b.frame_count - 1u, slot);
+#ifndef NDEBUG
+    // A debug build asks find_spill as slot_value once did, for both states.
+    if (sx != a.find_spill(a.frame_count - 1u, slot) || fy != b.find_spill(b.frame_count - 1u, slot)) __builtin_trap();
+#endif
+    RegState scratch_x, scratch_y;
+    if (!join_keeps_use(slot_value(a, slot, sx, scratch_x), slot_value(b, slot, fy, scratch_y), maps,
+                        ((slot_sets[1] >> slot) & 1u) != 0)) {
       loss += kLossPointer;
       if (loss >= limit) return loss;
     }

@@ -218,6 +218,18 @@ void* StatePool::allocate_raw(size_t bytes) {
   return memory;
 }
 
+void* StatePool::allocate_raw_uninitialized(size_t bytes) {
+  if (bytes < sizeof(void*)) bytes = sizeof(void*);
+  const uint32_t c = class_for(bytes);
+  void* memory = c >= kClasses ? nullptr : take_chunk(c);
+#ifndef NDEBUG
+  // A debug build fills it with a pattern (neither zero nor a valid set),
+  // so that a caller reading what it did not write gets a wrong result.
+  if (memory != nullptr) __builtin_memset(memory, 0xa5, bytes);
+#endif
+  return memory;
+}
+
 void StatePool::release_raw(void* memory, size_t bytes) {
   if (memory == nullptr) return;
   if (bytes < sizeof(void*)) bytes = sizeof(void*);

@@ -186,6 +186,9 @@ class StatePool {
   // Zeroed scratch memory of at least `bytes` (per-function worklists);
   // give it back with release_raw and the same byte count.
   void* allocate_raw(size_t bytes);
+  // The same, left as it was (a recycled chunk holds old contents): for
+  // arrays the caller writes completely before reading them.
+  void* allocate_raw_uninitialized(size_t bytes);
   void release_raw(void* memory, size_t bytes);
 
  private:

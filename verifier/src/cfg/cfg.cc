@@ -136,14 +136,17 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
   const Insn* insns = program.insns;
   uint64_t* leaders = nullptr;
   uint64_t* entries = nullptr;
+  uint64_t* tails = nullptr;  // Cfg::lddw_tail_bits
   uint32_t* leaders_before = nullptr;  // rank()'s counts, filled once the leaders are known
   const uint32_t words = (n + 63) / 64;
   const bool bits_carved = carve(arena, [&](Carve& c) {
     c.take(leaders, words);
     c.take(entries, words);
+    c.take(tails, words);
     c.take(leaders_before, words + size_t{1});
   });
   if (!bits_carved) return kOutOfMemory;
+  cfg.lddw_tail_bits = tails;
 
   set_bit(leaders, 0);
   set_bit(entries, 0);
@@ -159,6 +162,7 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
     if (is_lddw(op)) {
       if (pc + 1 >= n || insns[pc + 1].op != Op::lddw_tail) return broken_contract(pc);
       ++cfg.lddw_count;
+      set_bit(tails, pc + 1);  // (every lddw_tail is one: another is broken_contract below)
       if (op == Op::lddw_code_addr) {
         // A callback's address: its target is a function, and taking the
         // address counts as a call site of the function holding the lddw,
@@ -202,7 +206,13 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
   // edges number blocks + conditional jumps - exits, and every array but
   // the loops' can be carved at once.
   const uint32_t edge_count = block_count + conditionals - exits;
-  const bool carved = carve(arena, [&](Carve& c) {
+  // Not zeroed as a whole (the clearing cost as much as the writes): the
+  // loop over the leaders below writes every field of every block, every
+  // edge, every call site and succ_offsets[1..]; the counting sort writes
+  // every pred_edges entry; phase 2 writes the RPO entries it counts.
+  // Only what is counted up or read before it is written starts at zero:
+  // the functions, succ_offsets[0] and the predecessor counts.
+  const bool carved = carve_uninitialized(arena, [&](Carve& c) {
     c.take(cfg.functions, function_count);
     c.take(cfg.blocks, block_count);
     c.take(cfg.succ_offsets, block_count + size_t{1});
@@ -213,6 +223,9 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
     c.take(cfg.calls, call_count);
   });
   if (!carved) return kOutOfMemory;
+  __builtin_memset(cfg.functions, 0, sizeof(Cfg::Function) * function_count);
+  __builtin_memset(cfg.pred_offsets, 0, sizeof(uint32_t) * (block_count + size_t{1}));
+  cfg.succ_offsets[0] = 0;
   cfg.function_count = function_count;
   cfg.block_count = block_count;
   cfg.edge_count = edge_count;
@@ -240,7 +253,7 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
   };
   for (uint32_t first = 0; first < n; ++b) {
     const uint32_t next_first = next_bit(leaders, first + 1, n);
-    if (b > 0 && test_bit(entries, first)) cfg.functions[++f].first_block = b;
+    if (function_count > 1 && b > 0 && test_bit(entries, first)) cfg.functions[++f].first_block = b;  // (slot 0 alone is an entry when one function)
     cfg.blocks[b] = {first, next_first - 1, f, kNone, kNone, kNone, 0, 0};
     ++cfg.functions[f].block_count;
     for (uint32_t pc = first; call_count != 0 && pc < next_first; ++pc) {
@@ -286,7 +299,10 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
     cfg.pred_offsets[t] = sum;
   }
   cfg.pred_offsets[block_count] = edge_count;
-  for (e = edge_count; e-- > 0;) cfg.pred_edges[--cfg.pred_offsets[cfg.edges[e].to]] = e;
+  uint32_t* const pred_offsets = cfg.pred_offsets;  // (locals: see build_rpo)
+  uint32_t* const pred_edges = cfg.pred_edges;
+  const Cfg::Edge* const edges = cfg.edges;
+  for (e = edge_count; e-- > 0;) pred_edges[--pred_offsets[edges[e].to]] = e;
   return {};
 }
 
@@ -305,33 +321,50 @@ CfgResult build_rpo(Arena& arena, Cfg& cfg, uint32_t& retreating) {
   constexpr uint32_t kOnStack = kNone - 1;
   if (cfg.block_count >= kOnStack) return kOutOfMemory;
   const size_t mark = arena.mark();
-  Frame* stack = arena.allocate<Frame>(cfg.block_count);
+  Frame* stack = arena.allocate_uninitialized<Frame>(cfg.block_count);  // each frame written when pushed
   if (stack == nullptr) return kOutOfMemory;
   uint32_t total = 0;
   retreating = 0;
+  // The arrays in locals (stores through them could otherwise alias cfg's
+  // fields for the compiler), and the block being walked (its node, its
+  // next edge, the edges left) in registers: `stack` holds only the blocks
+  // below it, each with the edges it has left, pushed when a successor is
+  // entered and resumed when that one finishes. The same walk as a stack
+  // whose top is read from memory at every step.
+  Cfg::Block* const blocks = cfg.blocks;
+  const Cfg::Edge* const edges = cfg.edges;
+  const uint32_t* const succ = cfg.succ_offsets;
+  uint32_t* const rpo = cfg.rpo;
   for (uint32_t f = 0; f < cfg.function_count; ++f) {
     Cfg::Function& function = cfg.functions[f];
     const uint32_t entry = function.first_block;
     const uint32_t end = total + function.block_count;  // (total <= first_block: end <= block_count)
     uint32_t at = end, depth = 0;
-    cfg.blocks[entry].rpo = kOnStack;
-    stack[depth++] = {entry, cfg.succ_offsets[entry + 1] - cfg.succ_offsets[entry]};
-    while (depth > 0) {
-      Frame& top = stack[depth - 1];
-      if (top.cursor == 0) {
-        cfg.rpo[--at] = top.node;
-        cfg.blocks[top.node].rpo = at;
+    uint32_t node = entry, cursor = succ[entry + 1] - succ[entry];
+    const Cfg::Edge* out = edges + succ[entry];
+    blocks[entry].rpo = kOnStack;
+    for (;;) {
+      if (cursor == 0) {  // node finishes
+        rpo[--at] = node;
+        blocks[node].rpo = at;
+        if (depth == 0) break;
         --depth;
+        node = stack[depth].node;
+        cursor = stack[depth].cursor;
+        out = edges + succ[node];
         continue;
       }
-      const uint32_t to = cfg.edges[cfg.succ_offsets[top.node] + --top.cursor].to;
-      const uint32_t seen = cfg.blocks[to].rpo;
+      const uint32_t to = out[--cursor].to;
+      const uint32_t seen = blocks[to].rpo;
       if (seen != kNone) {
         retreating += seen == kOnStack ? 1 : 0;
         continue;
       }
-      cfg.blocks[to].rpo = kOnStack;
-      stack[depth++] = {to, cfg.succ_offsets[to + 1] - cfg.succ_offsets[to]};
+      blocks[to].rpo = kOnStack;
+      stack[depth++] = {node, cursor};
+      node = to;
+      cursor = succ[to + 1] - succ[to];
+      out = edges + succ[to];
     }
     // Blocks that no path reaches leave the order short: move it down.
     const uint32_t count = end - at;
@@ -810,7 +843,7 @@ size_t cfg_arena_bound(uint32_t insn_count) {
   const uint64_t n = insn_count, blocks = n, edges = 2 * blocks, loops = blocks;
   const uint64_t function_or_call = sizeof(Cfg::Function) > sizeof(Cfg::CallSite) ? sizeof(Cfg::Function)
                                                                                   : sizeof(Cfg::CallSite);
-  uint64_t bytes = 4 * n                                         // bitsets and their ranks (5n / 16 + 24)
+  uint64_t bytes = 4 * n                                         // bitsets and their ranks (7n / 16 + 32)
                    + function_or_call * n                        // functions, calls
                    + sizeof(Cfg::Block) * blocks + 4 * (blocks + 1)  // blocks, succ_offsets
                    + (sizeof(Cfg::Edge) + 4) * edges + 4 * (blocks + 1)  // edges, pred_edges, pred_offsets

@@ -138,6 +138,9 @@ struct Cfg {
   uint32_t* exit_offsets = nullptr;        // [loop_count + 1], into exits
   LoopExit* exits = nullptr;               // grouped by the innermost loop of the edge's source
   uint32_t lddw_count = 0;                 // lddw instructions (two slots each), reachable or not
+  // Bit pc set when slot pc is a lddw's second slot ([insn_count / 64
+  // rounded up] words); nullptr for a straight line (which has no lddw).
+  const uint64_t* lddw_tail_bits = nullptr;
   uint32_t max_call_depth = 0;             // frames on the longest call chain from the entry
   uint32_t first_unreachable_pc = kNone;
   // Whether the dominator tree (Block::idom, dom_pre, dom_end) was built:
@@ -200,6 +203,23 @@ inline uint32_t terminator_pc(const Cfg& cfg, uint32_t b) {
   return cfg.insns[last].op == Op::lddw_tail ? last - 1 : last;
 }
 
+// The slots of block b that are a lddw's second half: a count of
+// Cfg::lddw_tail_bits over the block's slots, a word at a time (0 without
+// the bits). Most blocks lie in one word, and most words hold no tail.
+inline uint32_t lddw_tails_in_block(const Cfg& cfg, uint32_t b) {
+  const uint32_t first = cfg.blocks[b].first, last = cfg.blocks[b].last;
+  const uint64_t* bits = cfg.lddw_tail_bits;
+  if (bits == nullptr) return 0;
+  const uint32_t first_word = first / 64, last_word = last / 64;
+  uint64_t w = bits[first_word] & (~uint64_t{0} << (first % 64));  // from `first` on
+  uint32_t count = 0;
+  for (uint32_t word = first_word; word < last_word; w = bits[++word]) {
+    for (; w != 0; w &= w - 1) ++count;  // tails are sparse: a step per tail
+  }
+  for (w &= ~uint64_t{0} >> (63 - last % 64); w != 0; w &= w - 1) ++count;  // up to `last`
+  return count;
+}
+
 // Builds the CFG of `program` (which must outlive `out`) from `arena`; on
 // failure `out` holds a partial graph, not to be used. Checks run in this
 // order: decode()'s guarantees, recursion, too_deep_calls, unreachable,
@@ -223,7 +243,7 @@ inline uint32_t terminator_pc(const Cfg& cfg, uint32_t b) {
 
 // Upper bound on the arena bytes build_cfg takes (its peak, temporaries
 // included) for a program of n = `insn_count` slots: 204 n + 276, from
-//   4 per slot      the leader and entry bitsets (n / 4 + 16: a loose term)
+//   4 per slot      the leader, entry and lddw-tail bitsets (7n / 16 + 32: a loose term)
 //   36 per slot     a Function or a CallSite (each needs a slot of its own)
 //   76 per block    Block 32, two CSR offsets 8, rpo 4, two edges (12 + 4 in pred_edges)
 //   60 per block    loops if every block headed one: Loop 20, three offsets 12,
