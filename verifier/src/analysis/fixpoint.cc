@@ -30,7 +30,13 @@ bool holds_entries(const Fixpoint& fx, uint32_t local) {
   return fx.entries.entry[local] != nullptr || fx.entries.group[local] != 0;
 }
 
+// Puts block b on the worklist. A function without loop blocks has no
+// worklist in a release build: analyze_function scans its RPO positions
+// instead (see there); a debug build keeps the worklist to check the scan.
 void set_pending(Fixpoint& fx, uint32_t b) {
+#ifdef NDEBUG
+  if (fx.first_loop_pos == Cfg::kNone) return;
+#endif
   const uint32_t p = pos_of(fx, b);
   fx.pending[p / 64] |= uint64_t{1} << (p % 64);
   if (p < fx.cursor) fx.cursor = p;
@@ -523,8 +529,39 @@ bool analyze_function(Engine& e, LoopFacts& facts, const PartitionPlan& plan, ui
   fx.entries.dirty[0] = 1;
   set_pending(fx, f.first_block);
   bool ok = true;
-  uint32_t p = 0;
-  while (ok && next_pending(fx, words, p)) ok = visit_block(fx, cfg.rpo[f.rpo_begin + p]);
+  // Without loop blocks, a scan of the RPO positions in ascending order,
+  // visiting those whose block has a dirty partition, visits what the
+  // worklist would, in the same order. Every merge goes forward in RPO (an
+  // edge that does not retreats, which puts its ends in a loop), so a
+  // block's entries are all filled before the scan reaches it and none
+  // after: the worklist (lowest pending position first) visits positions in
+  // ascending order too. A position is pending exactly when its block has a
+  // dirty partition: every merge that marks one dirty also puts the block
+  // on the worklist (join_at, merge; partitions.cc's collapse only moves a
+  // dirty bit within a block already pending), and nothing clears either
+  // before the block's one visit, which takes every dirty partition. A
+  // debug build runs the worklist beside the scan and traps where they
+  // part. (One loop for both, so that visit_block has one call site.)
+  const bool scan = fx.first_loop_pos == Cfg::kNone;
+  const uint8_t* const dirty = fx.entries.dirty;
+  const uint32_t* const order = cfg.rpo + f.rpo_begin;
+  uint32_t next = 0;  // the scan's next position
+  while (ok) {
+    uint32_t p = 0;
+    if (scan) {
+      while (next < f.rpo_count && dirty[order[next] - fx.base] == 0) ++next;
+#ifndef NDEBUG
+      uint32_t q = 0;
+      const bool pending = next_pending(fx, words, q);
+      if (pending != (next < f.rpo_count) || (pending && q != next)) __builtin_trap();
+#endif
+      if (next == f.rpo_count) break;
+      p = next++;
+    } else if (!next_pending(fx, words, p)) {
+      break;
+    }
+    ok = visit_block(fx, order[p]);
+  }
   if (ok) commit_facts(fx);
   // After a whole run over a function without loop blocks, no block holds
   // an entry state: every merge goes forward in RPO (an edge that does not
