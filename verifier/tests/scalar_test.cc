@@ -1830,5 +1830,55 @@ TEST(ScalarFastPath, UnknownWordWithALowWordRangeReducesAsTheRounds) {
   EXPECT_GT(taken, 6000);
 }
 
+// reduce()'s shortcut for the values below 2^n (to_low_bits_unknown in
+// scalar_parts.h: a right shift of an unknown, a join of such values)
+// against the reference reduction, for n at and around the class's ends
+// (32, 33, 63, 64) and for values one component off the class (an
+// upper bound of 2^n - 2 or 2^n, a lower bound of 1, a known bit, a
+// signed bound cut or stretched, a 32-bit bound moved), where the
+// shortcut must not apply or must give the same answer anyway.
+TEST(ScalarFastPath, ValuesBelowAPowerOfTwoReduceAsTheRounds) {
+  RawRng rng;
+  int taken = 0;
+  for (int i = 0; i < 40000; ++i) {
+    const unsigned n = 31 + static_cast<unsigned>(rng.next() % 34);  // 31 .. 64
+    const uint64_t m = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+    Scalar s;
+    s.bits = {0, m};
+    s.umin = 0;
+    s.umax = m;
+    if (rng.next() % 2) {
+      s.smin = 0;
+      s.smax = s64(m);
+    }
+    switch (rng.next() % 14) {  // one component off the class
+      case 0: s.umax = m - 1; break;
+      case 1: s.umax = m + 1; break;
+      case 2: s.umin = 1; break;
+      case 3: s.bits = {0, m & ~uint64_t{1}}; break;
+      case 4: {
+        const uint64_t bit = uint64_t{1} << (rng.next() % 64);
+        s.bits = {bit, m & ~bit};
+        break;
+      }
+      case 5: s.smax = s64(m) - 1; break;
+      case 6: s.smin = -1; break;
+      case 7: s.u32_max = 0xfffffffe; break;
+      case 8: s.u32_min = 1; break;
+      case 9: s.s32_min = INT32_MIN + 1; break;
+      case 10: s.s32_max = 0; break;
+      default: break;
+    }
+    ASSERT_TRUE(same_reduction(s));
+    Scalar fast = s;
+    if (!scalar_parts::to_low_bits_unknown(fast)) continue;
+    ++taken;
+    Scalar full = s;
+    ASSERT_TRUE(reference::reduce(full)) << show(s);
+    ASSERT_EQ(fast, full) << show(s) << " -> " << show(fast);
+  }
+  EXPECT_GT(taken, 6000);
+}
+
 }  // namespace
 }  // namespace keel

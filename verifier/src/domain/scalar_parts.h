@@ -199,6 +199,39 @@ KEEL_HOT bool to_wide_low(Scalar& s) {
   return true;
 }
 
+// The values below 2^n for some n in [33, 63], and nothing else known: the
+// tnum {0, M} with M = 2^n - 1, 64-bit unsigned bounds [0, M], signed ones
+// [0, M] or the full range, and both 32-bit ranges full (every low word
+// occurs). A right shift of an unknown by 1..31 gives it with the full
+// signed range, a join of such values (or of values within them) with
+// [0, M]. Its reduction is the value with signed bounds [0, M], a
+// fixpoint; that one is its own reduction. Step by step through
+// reduce_reporting: not constant, not unknown (M < 2^64 - 1), not
+// wide-low, not made wide-low (mask != 2^32 - 1); not small (M >= 2^31).
+// The first round: the 64-bit sign sync keeps [0, M] and takes a full
+// signed range to [0, M] (its negative piece lies above M); the 32-bit one
+// keeps the full ranges (both pieces non-empty); 64 -> 32 skips both
+// circles (spans M >= 2^32) and 32 -> 64 both full circles; not small;
+// bounds -> tnum meets t with range(0, M) = {0, M} = t twice and skips
+// the 32-bit meets (ends across bit 31, a crossing signed range); every
+// 64-bit bound is a member of t (all of [0, M] is), and the low-word
+// search is skipped (cast32(t) knows no bit). The round changed no bound
+// after its first sync and left t, so it reports `stable`. (A value with
+// signed bounds [0, M] already is settled at once: the same checks.)
+// (scalar_test checks it against the reference reduction.)
+KEEL_HOT bool to_low_bits_unknown(Scalar& s) {
+  const uint64_t m = s.bits.mask;
+  if (s.bits.value != 0 || m <= kLow32 || m > uint64_t{INT64_MAX} || (m & (m + 1)) != 0) return false;
+  if (s.umin != 0 || s.umax != m || s.u32_min != 0 || s.u32_max != kLow32 || s.s32_min != INT32_MIN ||
+      s.s32_max != INT32_MAX)
+    return false;
+  const bool signed_as_unsigned = s.smin == 0 && s.smax == static_cast<int64_t>(m);
+  if (!signed_as_unsigned && (s.smin != INT64_MIN || s.smax != INT64_MAX)) return false;
+  s.smin = 0;
+  s.smax = static_cast<int64_t>(m);
+  return true;
+}
+
 // How a reduction ended: the value is empty; or the result is a fixpoint
 // of the reduction round (a further round would leave every component as
 // it is: the rounds stopped because one changed nothing, or would change
@@ -271,7 +304,8 @@ KEEL_HOT bool low_word_range_only(Scalar& s) {
 // its shortcuts inline as they did when the domain was one file; and how
 // it ended. Each shortcut gives a fixpoint: a constant (every bound is the
 // one value), the unknown value (nothing to narrow) and a wide-low value
-// (its own reduction, see is_wide_low), and to_wide_low's.
+// (its own reduction, see is_wide_low), to_wide_low's and
+// to_low_bits_unknown's.
 inline Reduced reduce_reporting(Scalar& s) {
   // A known tnum leaves one candidate: the value is that constant or empty
   // (the rounds would find the same, bound by bound).
@@ -283,6 +317,7 @@ inline Reduced reduce_reporting(Scalar& s) {
   if (s == Scalar::unknown()) return Reduced::fixpoint;  // nothing to tighten
   if (is_wide_low(s)) return Reduced::fixpoint;           // its own reduction (is_wide_low)
   if (to_wide_low(s)) return Reduced::fixpoint;           // what the rounds make wide-low
+  if (to_low_bits_unknown(s)) return Reduced::fixpoint;   // the values below 2^n
   return reduce_rounds(s);
 }
 
