@@ -519,7 +519,7 @@ void join_slot_tags(const uint8_t* ta, const uint8_t* tb, uint8_t* tr) {
   for (int i = 0; i < 8; ++i) tr[i] = join_tag(ta[i], tb[i]);
 }
 
-// A new last entry of r's spill list, for (f, slot): the join goes through
+// An added last entry of r's spill list, for (f, slot): the join goes through
 // frames and slots in order, so the list stays sorted (state.h's spill
 // index), and the frame's mask gets the slot's bit.
 Spill& append_spill(State& r, uint32_t f, uint32_t slot) {

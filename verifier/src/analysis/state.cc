@@ -183,7 +183,7 @@ State* StatePool::copy(const State& from, uint32_t extra_spills, uint32_t extra_
     return s;
   }
   std::memcpy(s->frames(), from.frames(), from.frame_count * sizeof(Frame));
-  // The new frames, the last (contents for the caller to set), have no
+  // The added frames, the last (contents for the caller to set), have no
   // spills: the spill index holds from here on (State).
   for (uint32_t f = from.frame_count; f < frames; ++f) s->frames()[f].spilled = 0;
   s->frame_count = frames;

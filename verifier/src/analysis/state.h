@@ -149,7 +149,7 @@ struct alignas(8) State {
     for (uint32_t f = 0; f < frame; ++f) index += bits::count(frames()[f].spilled);
     return index + bits::count(frames()[frame].spilled & bits::below(slot));
   }
-  // A new entry for (frame, slot), which has none, in its place in the
+  // An added entry for (frame, slot), which has none, in its place in the
   // list: frame and slot set, narrow 0, reg for the caller to fill. The
   // caller has made room (StatePool::reserve_spill).
   Spill* add_spill(uint32_t frame, uint32_t slot);
