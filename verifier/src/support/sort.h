@@ -22,6 +22,13 @@ void heap_sort(T* items, size_t count, Less less) {
     }
   };
   if (count < 2) return;
+  // Input already in strictly increasing order (line records, symbols and
+  // relocations mostly come so) is its own and only sorted order: every
+  // key differs, so no tie could be broken otherwise. One pass finds it and
+  // stops at the first pair out of order.
+  size_t ordered = 1;
+  while (ordered < count && less(items[ordered - 1], items[ordered])) ++ordered;
+  if (ordered == count) return;
   for (size_t start = count / 2; start-- > 0;) sift_down(start, count);
   for (size_t end = count - 1; end > 0; --end) {
     T swap = items[0];
