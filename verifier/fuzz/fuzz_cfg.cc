@@ -151,12 +151,18 @@ void check_graph(const Program& p, const Cfg& g, const CfgOptions& options) {
     }
   }
 
-  // Call sites: a call_local in the block, its callee the function at the target.
+  // Call sites: a call_local in the block, its callee the function at the
+  // target; or a lddw of a function's address (BPF_PSEUDO_FUNC, a callback
+  // for a helper such as bpf_loop: imm counts from the next slot), which
+  // counts as a call of that function by the one holding the lddw.
   for (uint32_t c = 0; c < g.call_count; ++c) {
     const Cfg::CallSite& call = g.calls[c];
-    KEEL_FUZZ_CHECK(call.pc < p.count && p.insns[call.pc].op == Op::call_local);
+    KEEL_FUZZ_CHECK(call.pc < p.count);
+    const keel::Insn& at = p.insns[call.pc];
+    KEEL_FUZZ_CHECK(at.op == Op::call_local || at.op == Op::lddw_code_addr);
+    const uint32_t to = at.op == Op::call_local ? target(at, call.pc) : static_cast<uint32_t>(int64_t{call.pc} + 1 + at.imm);
     KEEL_FUZZ_CHECK(g.block_of(call.pc) == call.block && g.blocks[call.block].function == call.caller);
-    KEEL_FUZZ_CHECK(call.callee < g.function_count && g.functions[call.callee].entry == target(p.insns[call.pc], call.pc));
+    KEEL_FUZZ_CHECK(call.callee < g.function_count && g.functions[call.callee].entry == to);
     KEEL_FUZZ_CHECK(c == 0 || g.calls[c - 1].pc < call.pc);
   }
 }
