@@ -342,7 +342,8 @@ TEST(Lattice, WatermarkSkipsOnlyWhatTheFullComparisonFindsEqual) {
 }
 
 // join_into joins in place when both sides spill the same slots with the
-// same widths, and builds a fresh state otherwise (join_fresh). The two
+// same widths, or when the join spills no slot the entry state does not,
+// and builds a fresh state otherwise (join_fresh). The two
 // must agree bit for bit on everything a state holds: registers, tags,
 // watermark, spill list and masks, references. Random pairs of states:
 // registers from the samples (often equal on both sides), tags written at
@@ -358,6 +359,7 @@ TEST(Lattice, JoinInPlaceAgreesWithFreshJoin) {
   }
   const uint8_t tag_choice[] = {kTagData, kTagZero, kTagMixed};
   uint32_t in_place_with_spills = 0;
+  uint32_t in_place_dropping = 0;  // in place although the spill sets differ
   for (uint32_t round = 0; round < 2000; ++round) {
     Pool pool;
     const uint32_t frames = below(4) == 0 ? 2 : 1;
@@ -419,12 +421,16 @@ TEST(Lattice, JoinInPlaceAgreesWithFreshJoin) {
     ASSERT_TRUE(spills_hold(*a));
     ASSERT_TRUE(spills_hold(*b));
     const bool widen = below(2) == 0;
+    bool aligned = a->spill_count == b->spill_count;
+    for (uint32_t f = 0; f < frames; ++f) aligned = aligned && a->frames()[f].spilled == b->frames()[f].spilled;
+    for (uint32_t i = 0; aligned && i < a->spill_count; ++i) aligned = a->spills()[i].narrow == b->spills()[i].narrow;
     State* in_place = pool.states.copy(*a);
     State* fresh = pool.states.copy(*a);
     const State* before = in_place;
     ASSERT_TRUE(join_into(pool.states, in_place, *b, widen, MapTable{}));
     ASSERT_TRUE(join_fresh(pool.states, fresh, *b, widen, MapTable{}));
     if (in_place == before && in_place->spill_count != 0) ++in_place_with_spills;
+    if (in_place == before && !aligned) ++in_place_dropping;
     ASSERT_TRUE(spills_hold(*in_place)) << "round " << round;
     ASSERT_TRUE(spills_hold(*fresh)) << "round " << round;
     for (uint32_t f = 0; f < frames; ++f) {
@@ -453,6 +459,8 @@ TEST(Lattice, JoinInPlaceAgreesWithFreshJoin) {
   }
   // The in-place join met spills often enough to have been tested.
   EXPECT_GT(in_place_with_spills, 200u);
+  // And the join in place of differing spill sets (join_in_place_dropping).
+  EXPECT_GT(in_place_dropping, 200u);
 }
 
 }  // namespace

@@ -596,7 +596,7 @@ constexpr uint64_t kSpillTags = 0x0101010101010101u * kTagSpill;  // eight kTagS
 // width holding join_spilled_value of the two values (left as it is when
 // that is x's value itself: same bits and join_same), its own bytes
 // kTagSpill, and a narrow spill's other bytes joined tag by tag.
-void join_aligned_spill(Spill& x, const Spill& y, uint8_t* ta, const uint8_t* tb, const State& a, const State& other,
+[[gnu::always_inline]] inline void join_aligned_spill(Spill& x, const Spill& y, uint8_t* ta, const uint8_t* tb, const State& a, const State& other,
                         bool widen_it, const MapTable& maps) {
   if (!(same_bits(x.reg, y.reg) && join_same(x.reg))) x.reg = join_reg_in(x.reg, y.reg, a, other, widen_it, maps);
   x.unused = 0;
@@ -605,6 +605,22 @@ void join_aligned_spill(Spill& x, const Spill& y, uint8_t* ta, const uint8_t* tb
     return;
   }
   for (int i = 0; i < 8; ++i) ta[i] = i < x.narrow ? uint8_t{kTagSpill} : join_tag(ta[i], tb[i]);
+}
+
+// The registers of frame fa (of state a) joined with fb's (of `other`) in
+// place, as join_fresh joins them: join_reg_in's result where the two
+// differ (or the value is not its own join), the register itself where
+// it is.
+[[gnu::always_inline]] inline void join_regs_in_place(Frame& fa, const Frame& fb, const State& a, const State& other,
+                                                      bool widen_it, const MapTable& maps) {
+  for (uint32_t i = 0; i < kRegisterCount; ++i) {
+    if (joins_to_uninit(fa.regs[i], fb.regs[i])) {
+      fa.regs[i] = make_uninit();
+      continue;
+    }
+    if (same_bits(fa.regs[i], fb.regs[i]) && join_same(fa.regs[i])) continue;
+    fa.regs[i] = join_reg_in(fa.regs[i], fb.regs[i], a, other, widen_it, maps);
+  }
 }
 
 // The join of two states whose spills are aligned (spills_aligned), into
@@ -619,14 +635,7 @@ void join_in_place(State& a, const State& other, bool widen_it, const MapTable& 
   for (uint32_t f = 0; f < a.frame_count; ++f) {
     Frame& fa = a.frames()[f];
     const Frame& fb = other.frames()[f];
-    for (uint32_t i = 0; i < kRegisterCount; ++i) {
-      if (joins_to_uninit(fa.regs[i], fb.regs[i])) {
-        fa.regs[i] = make_uninit();
-        continue;
-      }
-      if (same_bits(fa.regs[i], fb.regs[i]) && join_same(fa.regs[i])) continue;
-      fa.regs[i] = join_reg_in(fa.regs[i], fb.regs[i], a, other, widen_it, maps);
-    }
+    join_regs_in_place(fa, fb, a, other, widen_it, maps);
     const uint32_t first = first_used_chunk(fa, fb);
     fa.stack_low = first * 8 < fa.stack_low ? first * 8 : fa.stack_low;  // tags below stay kTagUninit
     const uint64_t spilled = fa.spilled;  // fb's too
@@ -650,12 +659,109 @@ void join_in_place(State& a, const State& other, bool widen_it, const MapTable& 
   join_refs(a, a, other);
 }
 
+
+// Whether the join of a and b keeps no spill that a lacks, so that it can
+// be built in a itself (join_in_place_dropping) although the spill sets
+// differ. join_spilled_slot gives a slot that a does not spill a spill only
+// in its second case: b spills a whole register there (not narrow) and a's
+// bytes read as a scalar (slot_as_scalar). Every other slot a lacks ends
+// as joined tags (its third case), or, spilled on neither side, as tags.
+bool spills_shrink(const State& a, const State& b) {
+  for (uint32_t f = 0; f < a.frame_count; ++f) {
+    const Frame& fa = a.frames()[f];
+    for (uint64_t only_b = b.frames()[f].spilled & ~fa.spilled; only_b != 0; only_b &= only_b - 1) {
+      const auto slot = static_cast<uint32_t>(__builtin_ctzll(only_b));
+      if (b.find_spill(f, slot)->narrow == 0 && slot_as_scalar(fa.tags + slot * 8) != nullptr) return false;
+    }
+  }
+  return true;
+}
+
+// The join of a and `other` when their spills differ but the result spills
+// no slot that a does not (spills_shrink), into `a` itself: what join_fresh
+// builds, slot by slot after join_spilled_slot's three cases, with a's
+// spill list compacted in place. The list is sorted by (frame, slot) and
+// the walk below meets a's entries in that order (frames in order, and in
+// each frame every slot from first_used_chunk up that is not in a chunk
+// without spills on either side; no spill lies below the watermark), so
+// entry `read` is the spill of the slot at hand and the kept entries move
+// down to `write` <= `read`: the list stays sorted, and each frame's mask
+// loses the bits of the slots whose spill decays. lattice_test compares
+// this with join_fresh bit for bit.
+void join_in_place_dropping(State& a, const State& other, bool widen_it, const MapTable& maps) {
+  Spill* const list = a.spills();
+  uint32_t read = 0;
+  uint32_t write = 0;
+  for (uint32_t f = 0; f < a.frame_count; ++f) {
+    Frame& fa = a.frames()[f];
+    const Frame& fb = other.frames()[f];
+    join_regs_in_place(fa, fb, a, other, widen_it, maps);
+    const uint32_t first = first_used_chunk(fa, fb);
+    fa.stack_low = first * 8 < fa.stack_low ? first * 8 : fa.stack_low;  // tags below stay kTagUninit
+    const uint64_t mask_a = fa.spilled;
+    SpillCursor spills_b(other, f, first);
+    const uint64_t spilled = mask_a | spills_b.mask();
+    for (uint32_t chunk = first; chunk < kSlotCount; chunk += kChunkSlots) {
+      if ((spilled >> chunk & kChunkMask) == 0 && same_chunk(fa.tags + chunk * 8, fb.tags + chunk * 8)) continue;
+      for (uint32_t slot = chunk; slot < chunk + kChunkSlots; ++slot) {
+        uint8_t* ta = fa.tags + slot * 8;
+        const uint8_t* tb = fb.tags + slot * 8;
+        if ((spilled >> slot & 1u) == 0) {
+          if (bytes::load<uint64_t>(ta) != bytes::load<uint64_t>(tb)) join_slot_tags(ta, tb, ta);
+          continue;
+        }
+        const Spill* sb = spills_b.take(slot);
+        if ((mask_a >> slot & 1u) != 0) {
+          Spill& x = list[read++];
+#ifndef NDEBUG
+          if (x.frame != f || x.slot != slot) __builtin_trap();
+#endif
+          const RegState* rb = nullptr;
+          if (sb != nullptr && sb->narrow == x.narrow) {
+            // join_spilled_slot's first case (two narrow spills of one
+            // width) or second (two whole ones): join_aligned_spill.
+            join_aligned_spill(x, *sb, ta, tb, a, other, widen_it, maps);
+          } else if (sb == nullptr && x.narrow == 0 && (rb = slot_as_scalar(tb)) != nullptr) {
+            // The second case with b's bytes read as a scalar: the spill
+            // stays, its value joined as join_spilled_value joins it.
+            if (!(same_bits(x.reg, *rb) && join_same(x.reg))) x.reg = join_reg_in(x.reg, *rb, a, other, widen_it, maps);
+            x.unused = 0;
+            bytes::store<uint64_t>(ta, kSpillTags);
+          } else {
+            // The third case: the slot decays to tags, the entry goes.
+            uint8_t xa[8];
+            uint8_t xb[8];
+            spill_slot_tags(x, ta, xa);
+            if (sb != nullptr) spill_slot_tags(*sb, tb, xb); else std::memcpy(xb, tb, 8);
+            for (int i = 0; i < 8; ++i) ta[i] = join_tag(xa[i], xb[i]);
+            fa.spilled &= ~(uint64_t{1} << slot);
+            continue;
+          }
+          if (write != read - 1) list[write] = x;
+          ++write;
+          continue;
+        }
+        // b alone spills the slot, which decays (spills_shrink): the third
+        // case with a's own tags.
+        uint8_t xb[8];
+        spill_slot_tags(*sb, tb, xb);
+        for (int i = 0; i < 8; ++i) ta[i] = join_tag(ta[i], xb[i]);
+      }
+    }
+  }
+  a.spill_count = static_cast<uint16_t>(write);
+  join_refs(a, a, other);
+}
 }  // namespace
 
 bool join_into(StatePool& pool, State*& into, const State& other, bool widen_it,
                const MapTable& maps) {
   if (spills_aligned(*into, other)) {
     join_in_place(*into, other, widen_it, maps);
+    return true;
+  }
+  if (spills_shrink(*into, other)) {
+    join_in_place_dropping(*into, other, widen_it, maps);
     return true;
   }
   return join_fresh(pool, into, other, widen_it, maps);
