@@ -104,6 +104,35 @@ RegState join_apart(const RegState& a, const RegState& b, bool widen_it, const M
 
 }  // namespace
 
+namespace {
+
+// join_reg's case of two scalars, written into r, which is a itself or a
+// copy of it: every field of a that the case reads is read before r is
+// written, so both give the same bits. (Inline: the in-place joins call it
+// for a register that is a scalar on both sides, the commonest register
+// that differs, without join_reg's call and its 88-byte result through
+// memory; join_reg calls it too, so the two cannot part.)
+[[gnu::always_inline]] inline void join_scalars(RegState& r, const RegState& a, const RegState& b, bool widen_it,
+                                                const MapTable& maps) {
+  const uint32_t region = a.region != b.region ? maps.pick(a.region, b.region) : a.region;  // equivalent maps
+  // A link survives only where both paths relate the register to the
+  // class alike (Link, reg_state.h): the same id, function and delta.
+  const bool unlink = a.id != b.id || a.link != b.link || a.off != b.off;
+  const bool unref = a.ref != b.ref;
+  const Scalar j = join(a.value, b.value);
+  const Scalar v = widen_it ? widen(a.value, j) : j;
+  r.value = v;
+  r.region = region;
+  if (unlink) {
+    r.id = 0;
+    r.link = Link::same;
+    r.off = 0;
+  }
+  if (unref) r.ref = 0;
+}
+
+}  // namespace
+
 bool MapTable::equivalent(uint32_t a, uint32_t b) const {
   if (a == b) return true;
   if (a >= count || b >= count) return false;
@@ -182,20 +211,11 @@ RegState join_reg(const RegState& a, const RegState& b, bool widen_it, const Map
     return join_reg(a2, b2, widen_it, maps);
   }
   RegState r = a;
-  if (a.region != b.region) r.region = maps.pick(a.region, b.region);  // equivalent maps
   if (a.kind == RegKind::scalar) {
-    const Scalar j = join(a.value, b.value);
-    r.value = widen_it ? widen(a.value, j) : j;
-    // A link survives only where both paths relate the register to the
-    // class alike (Link, reg_state.h): the same id, function and delta.
-    if (a.id != b.id || a.link != b.link || a.off != b.off) {
-      r.id = 0;
-      r.link = Link::same;
-      r.off = 0;
-    }
-    if (a.ref != b.ref) r.ref = 0;
+    join_scalars(r, a, b, widen_it, maps);
     return r;
   }
+  if (a.region != b.region) r.region = maps.pick(a.region, b.region);  // equivalent maps
   if (!same_region(a, b, maps)) return join_apart(a, b, widen_it, maps);
   if (a.off == b.off) {
     const Scalar j = join(a.value, b.value);
@@ -619,6 +639,13 @@ constexpr uint64_t kSpillTags = 0x0101010101010101u * kTagSpill;  // eight kTagS
       continue;
     }
     if (same_bits(fa.regs[i], fb.regs[i]) && join_same(fa.regs[i])) continue;
+    if (fa.regs[i].kind == RegKind::scalar && fb.regs[i].kind == RegKind::scalar) {
+      // join_reg_in of two scalars: join_reg's scalar case (its earlier
+      // cases need an uninit or mixed side, or two pointers), and no
+      // reference fact to add as a scalar is never maybe-NULL.
+      join_scalars(fa.regs[i], fa.regs[i], fb.regs[i], widen_it, maps);
+      continue;
+    }
     fa.regs[i] = join_reg_in(fa.regs[i], fb.regs[i], a, other, widen_it, maps);
   }
 }
