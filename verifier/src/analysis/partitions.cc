@@ -79,6 +79,14 @@ constexpr uint32_t kLossHere = 4;
 constexpr uint32_t kLossPointer = 8;
 constexpr uint64_t kNoSlots[2] = {0, 0};  // a function without stack fills
 
+// The spill of `slot` in frame `frame` of s, whose entries start at
+// `base` (State::spill_index(frame, 0)) and whose mask is `mask`: the
+// spill index's lookup (State::find_spill) inline, the frame's base
+// counted once per state rather than per slot.
+inline const Spill* spill_in(const State& s, uint32_t base, uint64_t mask, uint32_t slot) {
+  return ((mask >> slot) & 1u) != 0 ? s.spills() + base + bits::count(mask & bits::below(slot)) : nullptr;
+}
+
 // (kAny: limit is 1, known at compile time, for partition_of's test.)
 template <bool kAny>
 uint32_t join_loss(const State& a, const State& b, uint64_t flags, const uint64_t* slot_sets, uint32_t here,
@@ -112,13 +120,16 @@ uint32_t join_loss(const State& a, const State& b, uint64_t flags, const uint64_
     }
     if (loss >= limit) return loss;
   }
-  uint64_t slots = slot_sets[0];
-  if (slots == 0 || (a.spill_count == 0 && b.spill_count == 0)) return loss;
+  if (slot_sets[0] == 0 || (a.spill_count == 0 && b.spill_count == 0)) return loss;
   const uint32_t top = a.frame_count - 1u;
-  for (; slots != 0; slots &= slots - 1) {
+  const uint64_t mask_a = a.frames()[top].spilled;
+  const uint64_t mask_b = b.frames()[top].spilled;
+  const uint32_t base_a = mask_a == 0 ? 0 : a.spill_index(top, 0);
+  const uint32_t base_b = mask_b == 0 ? 0 : b.spill_index(top, 0);
+  for (uint64_t slots = slot_sets[0]; slots != 0; slots &= slots - 1) {
     const uint32_t slot = static_cast<uint32_t>(__builtin_ctzll(slots));
-    const Spill* sx = a.find_spill(top, slot);
-    const Spill* sy = b.find_spill(top, slot);
+    const Spill* sx = spill_in(a, base_a, mask_a, slot);
+    const Spill* sy = spill_in(b, base_b, mask_b, slot);
     const bool px = sx != nullptr && sx->reg.kind != RegKind::scalar;
     const bool py = sy != nullptr && sy->reg.kind != RegKind::scalar;
     if (!px && !py) continue;
