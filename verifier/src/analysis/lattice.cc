@@ -630,9 +630,10 @@ constexpr uint64_t kSpillTags = 0x0101010101010101u * kTagSpill;  // eight kTagS
 // The registers of frame fa (of state a) joined with fb's (of `other`) in
 // place, as join_fresh joins them: join_reg_in's result where the two
 // differ (or the value is not its own join), the register itself where
-// it is.
-[[gnu::always_inline]] inline void join_regs_in_place(Frame& fa, const Frame& fb, const State& a, const State& other,
-                                                      bool widen_it, const MapTable& maps) {
+// it is; then fa's watermark lowered to first_used_chunk, which is
+// returned (the tags below it are kTagUninit on both sides and stay so).
+[[gnu::always_inline]] inline uint32_t join_frame_head(Frame& fa, const Frame& fb, const State& a, const State& other,
+                                                       bool widen_it, const MapTable& maps) {
   for (uint32_t i = 0; i < kRegisterCount; ++i) {
     if (joins_to_uninit(fa.regs[i], fb.regs[i])) {
       fa.regs[i] = make_uninit();
@@ -648,6 +649,9 @@ constexpr uint64_t kSpillTags = 0x0101010101010101u * kTagSpill;  // eight kTagS
     }
     fa.regs[i] = join_reg_in(fa.regs[i], fb.regs[i], a, other, widen_it, maps);
   }
+  const uint32_t first = first_used_chunk(fa, fb);
+  fa.stack_low = first * 8 < fa.stack_low ? first * 8 : fa.stack_low;
+  return first;
 }
 
 // The join of two states whose spills are aligned (spills_aligned), into
@@ -662,9 +666,7 @@ void join_in_place(State& a, const State& other, bool widen_it, const MapTable& 
   for (uint32_t f = 0; f < a.frame_count; ++f) {
     Frame& fa = a.frames()[f];
     const Frame& fb = other.frames()[f];
-    join_regs_in_place(fa, fb, a, other, widen_it, maps);
-    const uint32_t first = first_used_chunk(fa, fb);
-    fa.stack_low = first * 8 < fa.stack_low ? first * 8 : fa.stack_low;  // tags below stay kTagUninit
+    const uint32_t first = join_frame_head(fa, fb, a, other, widen_it, maps);
     const uint64_t spilled = fa.spilled;  // fb's too
     // The entries of frame f from slot `first`, at the same index in both lists.
     const uint32_t at = spilled == 0 ? 0 : a.spill_index(f, first);
@@ -722,9 +724,7 @@ void join_in_place_dropping(State& a, const State& other, bool widen_it, const M
   for (uint32_t f = 0; f < a.frame_count; ++f) {
     Frame& fa = a.frames()[f];
     const Frame& fb = other.frames()[f];
-    join_regs_in_place(fa, fb, a, other, widen_it, maps);
-    const uint32_t first = first_used_chunk(fa, fb);
-    fa.stack_low = first * 8 < fa.stack_low ? first * 8 : fa.stack_low;  // tags below stay kTagUninit
+    const uint32_t first = join_frame_head(fa, fb, a, other, widen_it, maps);
     const uint64_t mask_a = fa.spilled;
     SpillCursor spills_b(other, f, first);
     const uint64_t spilled = mask_a | spills_b.mask();
