@@ -1664,6 +1664,13 @@ TEST(ScalarFastPath, ShiftByARangeMatchesOneJoinAfterAnother) {
   std::vector<Scalar> as = mixed_values(rng, 60, 20, 120);
   for (uint64_t c : interesting()) as.push_back(Scalar::constant(c));
   for (uint64_t c : {uint64_t{1}, uint64_t{3}, uint64_t{0x40}}) as.push_back(Scalar::constant(c));
+  // Constants of every size (shift_constant_by_amounts): a random word,
+  // and one cut to a random number of low bits.
+  for (int i = 0; i < 24; ++i) {
+    const uint64_t c = rng.next();
+    as.push_back(Scalar::constant(c));
+    as.push_back(Scalar::constant(c >> (rng.next() % 64)));
+  }
   as.push_back(Scalar::unknown());
   as.push_back(Scalar::from_tnum({0, ~uint64_t{0x3f}}));  // x << 6
   as.push_back(Scalar::from_tnum({0x40, 0xffc0}));

@@ -334,8 +334,16 @@ Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k, bool& fixpoin
 // its round limit) sends the rest of the loop through join(), as before.
 // scalar_test checks the result against the one-join-after-another loop
 // and the hull against join_full.
+//
+// A constant dst (in Scalar::constant's form) shifted by several amounts
+// (shift_constant_by_amounts below) takes the same loop with each
+// shift_const result written directly as the constant it is.
+KEEL_HOT Scalar shift_constant_by_amounts(AluOp op, Width w, uint64_t c, ShiftAmounts amounts);
+
 Scalar shift(AluOp op, Width w, const Scalar& a, const Scalar& b) {
   const auto [amount, lo, hi] = shift_amounts(w, b);
+  if (amount.mask != 0 && a.bits.is_const() && a == Scalar::constant(a.bits.value))
+    return shift_constant_by_amounts(op, w, a.bits.value, {amount, lo, hi});
   Scalar out;
   bool any = false;
   bool fixpoints = true;  // out is the hull of fixpoints so far
@@ -357,6 +365,38 @@ Scalar shift(AluOp op, Width w, const Scalar& a, const Scalar& b) {
       any = true;
     }
     s = (s - amount.mask) & amount.mask;  // next submask of the unknown bits
+  } while (s != 0);
+  if (any) return out;
+  return w == Width::w64 ? Scalar::unknown() : zext32(Scalar::unknown());
+}
+
+// shift() of the constant c (in Scalar::constant's form) by the amounts
+// `amounts` allows, when there may be several (a shift by one amount goes
+// through shift_const, which ConstantFoldingMatchesTransferFunctions
+// checks against the folded constant). Same result as shift()'s loop, step
+// by step: the same amounts in the same order; for each, shift_const(op,
+// w, constant(c), k) is Scalar::constant(c OP k) as RFC 9669 §4.1 computes
+// it (sem::alu; the claim alu()'s constant folding rests on, as alu_full
+// of two constants is that one shift_const), and make64 / make32 report
+// every result whose tnum is constant a fixpoint (finish_small,
+// tnum_low_result and reduce_reporting's first case all say so, and the
+// answer to an empty one is a fixpoint too); so shift()'s loop takes the
+// hull branch at every step, as this one does, and the loops agree.
+// (scalar_test's ShiftByARangeMatchesOneJoinAfterAnother compares both
+// with joins of alu_full by one amount at a time.)
+KEEL_HOT Scalar shift_constant_by_amounts(AluOp op, Width w, uint64_t c, ShiftAmounts amounts) {
+  const Alu isa_op = op == AluOp::lsh ? Alu::lsh : op == AluOp::rsh ? Alu::rsh : Alu::arsh;
+  Scalar out;
+  bool any = false;
+  uint64_t s = 0;
+  do {
+    const uint64_t k = amounts.mask.value | s;
+    if (k >= amounts.lo && k <= amounts.hi) {
+      const Scalar r = Scalar::constant(sem::alu(isa_op, w, c, k));
+      out = any ? hull(out, r) : r;
+      any = true;
+    }
+    s = (s - amounts.mask.mask) & amounts.mask.mask;  // next submask of the unknown bits
   } while (s != 0);
   if (any) return out;
   return w == Width::w64 ? Scalar::unknown() : zext32(Scalar::unknown());
