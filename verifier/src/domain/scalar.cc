@@ -270,7 +270,7 @@ Scalar make32(Tnum t, Range b) {
   return make32(t, b, fixpoint);
 }
 
-Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k, bool& fixpoint) {
+KEEL_HOT Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k, bool& fixpoint) {
   if (w == Width::w64) {
     switch (op) {
       case AluOp::lsh:
@@ -342,7 +342,13 @@ KEEL_HOT Scalar shift_constant_by_amounts(AluOp op, Width w, uint64_t c, ShiftAm
 
 Scalar shift(AluOp op, Width w, const Scalar& a, const Scalar& b) {
   const auto [amount, lo, hi] = shift_amounts(w, b);
-  if (amount.mask != 0 && a.bits.is_const() && a == Scalar::constant(a.bits.value))
+  if (amount.mask == 0) {  // one candidate amount: the loop below runs once and returns its result
+    bool fixpoint = false;
+    if (amount.value >= lo && amount.value <= hi)
+      return shift_const(op, w, a, static_cast<unsigned>(amount.value), fixpoint);
+    return w == Width::w64 ? Scalar::unknown() : zext32(Scalar::unknown());
+  }
+  if (a.bits.is_const() && a == Scalar::constant(a.bits.value))
     return shift_constant_by_amounts(op, w, a.bits.value, {amount, lo, hi});
   Scalar out;
   bool any = false;
