@@ -86,7 +86,7 @@ bool propagate_scalar(State& s, const RegState& reg) {
   const RegState from = reg;  // `reg` may be one of the registers narrowed below
   auto narrow = [&](RegState& r) {
     if (r.kind != RegKind::scalar || r.id != from.id) return true;
-    if (r.link == from.link && r.off == from.off) return meet(r.value, from.value, Width::w64);
+    if (r.link == from.link && r.off == from.off) return refine_equal(r.value, from.value);
     return narrow_linked(r, class_value(from, r.off));
   };
   for (uint32_t f = 0; f < s.frame_count; ++f) {
