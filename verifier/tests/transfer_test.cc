@@ -123,6 +123,29 @@ TEST(Transfer, CopiesAreLinkedAndABoundReachesThem) {
   EXPECT_EQ(f.reg(3).value.umax, 13u);
 }
 
+TEST(Transfer, ABoundReachesCopiesAtSeveralOffsets) {
+  // r3 = r2 + 4, r4 = r2 + 8, r5 = r3 (offset 4 again): each learns the
+  // bound through its own offset (propagate_scalar shares one class value
+  // between copies at the same offset, and only between those).
+  AnalysisFixture f(
+      "ldxdw %r2, [%r1+0]\nmov %r3, %r2\nadd %r3, 4\nmov %r4, %r2\nadd %r4, 8\nmov %r5, %r3\n"
+      "jlt %r2, 10, +0\nexit\n");
+  ASSERT_EQ(f.error, "");
+  ASSERT_TRUE(f.run(0, 6));
+  ASSERT_NE(f.reg(2).id, 0u);
+  EXPECT_EQ(f.reg(4).id, f.reg(2).id);
+  EXPECT_EQ(f.reg(5).id, f.reg(2).id);
+  bool feasible = false;
+  ASSERT_TRUE(refine_branch(*f.engine, *f.state, f.program.insns[6], 6, true, feasible));
+  ASSERT_TRUE(feasible);
+  EXPECT_EQ(f.reg(2).value.umax, 9u);
+  EXPECT_EQ(f.reg(3).value.umin, 4u);
+  EXPECT_EQ(f.reg(3).value.umax, 13u);
+  EXPECT_EQ(f.reg(4).value.umin, 8u);
+  EXPECT_EQ(f.reg(4).value.umax, 17u);
+  EXPECT_EQ(f.reg(5).value, f.reg(3).value);
+}
+
 TEST(Transfer, AWriteBreaksTheLink) {
   AnalysisFixture f("ldxdw %r2, [%r1+0]\nmov %r3, %r2\nmul %r3, 3\nexit\n");
   ASSERT_EQ(f.error, "");
