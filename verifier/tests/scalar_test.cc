@@ -1664,6 +1664,21 @@ TEST(ScalarFastPath, ShiftByARangeMatchesOneJoinAfterAnother) {
   std::vector<Scalar> as = mixed_values(rng, 60, 20, 120);
   for (uint64_t c : interesting()) as.push_back(Scalar::constant(c));
   for (uint64_t c : {uint64_t{1}, uint64_t{3}, uint64_t{0x40}}) as.push_back(Scalar::constant(c));
+  // Constants of every size (shift_constant_by_amounts): a random word,
+  // and one cut to a random number of low bits.
+  for (int i = 0; i < 24; ++i) {
+    const uint64_t c = rng.next();
+    as.push_back(Scalar::constant(c));
+    as.push_back(Scalar::constant(c >> (rng.next() % 64)));
+  }
+  // Unknown low words under partly known upper words (a right shift's
+  // results there have full 32-bit bounds but tnums that may not nest:
+  // rsh_dominated must compare them).
+  as.push_back(Scalar::from_tnum({0, 0xf0ff'ffff'ffff'ffff}));
+  for (int i = 0; i < 16; ++i) {
+    const uint64_t mask = rng.next() | 0xffff'ffff;
+    as.push_back(Scalar::from_tnum({rng.next() & ~mask, mask}));
+  }
   as.push_back(Scalar::unknown());
   as.push_back(Scalar::from_tnum({0, ~uint64_t{0x3f}}));  // x << 6
   as.push_back(Scalar::from_tnum({0x40, 0xffc0}));
@@ -1693,6 +1708,52 @@ TEST(ScalarFastPath, ShiftByARangeMatchesOneJoinAfterAnother) {
   EXPECT_GT(hulled, 100000);
 }
 
+
+// refine_equal (a copy learning its register's value) against refine(jeq,
+// w64, true) on a copy: values b within a (a itself, a refined by a
+// compare, a member of a, a with one bound moved in or its tnum narrowed
+// and left raw) and unrelated ones.
+TEST(ScalarFastPath, RefineEqualMatchesRefine) {
+  RawRng rng;
+  std::vector<Scalar> as = mixed_values(rng, 60, 30, 200);
+  as.push_back(Scalar::unknown());
+  for (uint64_t c : interesting()) as.push_back(Scalar::constant(c));
+  int within = 0;
+  for (const Scalar& a : as) {
+    std::vector<Scalar> bs = {a, Scalar::unknown(), rng.scalar()};
+    for (int i = 0; i < 6; ++i) {
+      Scalar x = a, k = Scalar::constant(rng.value());
+      if (refine(kJmpOps[rng.next() % std::size(kJmpOps)], kWidths[rng.next() % 2], rng.next() % 2 != 0, x, k))
+        bs.push_back(x);
+      Scalar raw = a;  // one component narrowed, not reduced
+      switch (rng.next() % 5) {
+        case 0: raw.umin += (raw.umax - raw.umin) / (1 + rng.next() % 8); break;
+        case 1: raw.smax -= static_cast<int64_t>((static_cast<uint64_t>(raw.smax) - static_cast<uint64_t>(raw.smin)) / (1 + rng.next() % 8)); break;
+        case 2: raw.u32_max -= (raw.u32_max - raw.u32_min) / (1 + static_cast<uint32_t>(rng.next() % 8)); break;
+        case 3: {
+          const uint64_t bit = raw.bits.mask & (uint64_t{1} << (rng.next() % 64));
+          raw.bits = {raw.bits.value | (bit & rng.next()), raw.bits.mask & ~bit};
+          break;
+        }
+        default: raw.umin = raw.umax; break;
+      }
+      bs.push_back(raw);
+      const uint64_t member = rng.next() % 2 ? a.umin : a.umax;
+      if (a.contains(member)) bs.push_back(Scalar::constant(member));
+    }
+    for (const Scalar& b : bs) {
+      Scalar fast = a, slow = a, other = b;
+      within += leq(b, a);
+      const bool fast_ok = refine_equal(fast, b);
+      const bool slow_ok = refine(JmpOp::jeq, Width::w64, true, slow, other);
+      ASSERT_EQ(fast_ok, slow_ok) << show(a) << show(b);
+      if (fast_ok) {
+        ASSERT_EQ(fast, slow) << show(a) << show(b);
+      }
+    }
+  }
+  EXPECT_GT(within, 3000);
+}
 
 // The shortcut of make64, make32 and from_tnum for a tnum below 2^31 whose
 // members no interval excludes (tnum_bounds_low in scalar_parts.h)

@@ -3,6 +3,8 @@
 // (analysis_fixture.h), without the fixpoint around them.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+
 #include "analysis_fixture.h"
 
 namespace keel {
@@ -107,20 +109,42 @@ TEST(Transfer, LddwLoadsTheWholeImmediate) {
   EXPECT_TRUE(holds_constant(f.reg(3), 0x1122334455667788u));
 }
 
+// Runs f up to the branch at `pc` (r2 compared with a constant), checks that
+// each register of `copies` shares r2's id, and takes the branch; false when
+// any step fails.
+bool take_branch_after_copies(AnalysisFixture& f, uint32_t pc, std::initializer_list<uint32_t> copies) {
+  if (!f.error.empty() || !f.run(0, pc) || f.reg(2).id == 0) return false;
+  for (uint32_t r : copies) {
+    if (f.reg(r).id != f.reg(2).id) return false;
+  }
+  bool feasible = false;
+  return refine_branch(*f.engine, *f.state, f.program.insns[pc], pc, true, feasible) && feasible;
+}
+
 TEST(Transfer, CopiesAreLinkedAndABoundReachesThem) {
   // r3 = r2 + 4 shares r2's id; a branch bounding r2 bounds r3 too
   // (propagate_scalar, called by refine_branch).
   AnalysisFixture f("ldxdw %r2, [%r1+0]\nmov %r3, %r2\nadd %r3, 4\njlt %r2, 10, +0\nexit\n");
-  ASSERT_EQ(f.error, "");
-  ASSERT_TRUE(f.run(0, 3));
-  ASSERT_NE(f.reg(2).id, 0u);
-  EXPECT_EQ(f.reg(3).id, f.reg(2).id);
-  bool feasible = false;
-  ASSERT_TRUE(refine_branch(*f.engine, *f.state, f.program.insns[3], 3, true, feasible));
-  ASSERT_TRUE(feasible);
+  ASSERT_TRUE(take_branch_after_copies(f, 3, {3}));
   EXPECT_EQ(f.reg(2).value.umax, 9u);
   EXPECT_EQ(f.reg(3).value.umin, 4u);
   EXPECT_EQ(f.reg(3).value.umax, 13u);
+}
+
+TEST(Transfer, ABoundReachesCopiesAtSeveralOffsets) {
+  // r3 = r2 + 4, r4 = r2 + 8, r5 = r3 (offset 4 again): each learns the
+  // bound through its own offset (propagate_scalar shares one class value
+  // between copies at the same offset, and only between those).
+  AnalysisFixture f(
+      "ldxdw %r2, [%r1+0]\nmov %r3, %r2\nadd %r3, 4\nmov %r4, %r2\nadd %r4, 8\nmov %r5, %r3\n"
+      "jlt %r2, 10, +0\nexit\n");
+  ASSERT_TRUE(take_branch_after_copies(f, 6, {3, 4, 5}));
+  EXPECT_EQ(f.reg(2).value.umax, 9u);
+  EXPECT_EQ(f.reg(3).value.umin, 4u);
+  EXPECT_EQ(f.reg(3).value.umax, 13u);
+  EXPECT_EQ(f.reg(4).value.umin, 8u);
+  EXPECT_EQ(f.reg(4).value.umax, 17u);
+  EXPECT_EQ(f.reg(5).value, f.reg(3).value);
 }
 
 TEST(Transfer, AWriteBreaksTheLink) {

@@ -134,7 +134,8 @@ bool refine_branch(Engine& e, State& s, const Insn& insn, uint32_t pc, bool take
       return true;
     }
     if (is_reg && insn.src != insn.dst) {
-      if (!refine(JmpOp::jeq, Width::w64, true, regs[insn.src].value, b) || !propagate_scalar(s, regs[insn.src])) {
+      // src's value meets b (refine(jeq) with b unused after it).
+      if (!refine_equal(regs[insn.src].value, b) || !propagate_scalar(s, regs[insn.src])) {
         feasible = false;
         return true;
       }

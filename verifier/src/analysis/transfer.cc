@@ -58,8 +58,10 @@ ClassValue class_value(const RegState& r, int32_t delta) {
 }
 
 // Narrows `value` to the values equal to one of `to` (in all 64 bits, or in
-// the low halves): the domain's own refinement of `==`.
+// the low halves): the domain's own refinement of `==` (refine_equal is
+// that refinement in 64 bits, faster where `to` lies within `value`).
 bool meet(Scalar& value, const Scalar& to, Width w) {
+  if (w == Width::w64) return refine_equal(value, to);
   Scalar other = to;
   return refine(JmpOp::jeq, w, true, value, other);
 }
@@ -84,10 +86,20 @@ bool narrow_linked(RegState& r, const ClassValue& x) {
 bool propagate_scalar(State& s, const RegState& reg) {
   if (reg.kind != RegKind::scalar || reg.id == 0) return true;
   const RegState from = reg;  // `reg` may be one of the registers narrowed below
+  ClassValue cached_class{Scalar::unknown(), true};
+  int32_t class_off = 0;
+  bool have_class = false;
   auto narrow = [&](RegState& r) {
     if (r.kind != RegKind::scalar || r.id != from.id) return true;
     if (r.link == from.link && r.off == from.off) return meet(r.value, from.value, Width::w64);
-    return narrow_linked(r, class_value(from, r.off));
+    // class_value is a function of `from` and the offset alone: copies at
+    // the same offset (a register and its spill) share one.
+    if (!have_class || class_off != r.off) {
+      cached_class = class_value(from, r.off);
+      class_off = r.off;
+      have_class = true;
+    }
+    return narrow_linked(r, cached_class);
   };
   for (uint32_t f = 0; f < s.frame_count; ++f) {
     for (RegState& r : s.frames()[f].regs) {

@@ -270,7 +270,7 @@ Scalar make32(Tnum t, Range b) {
   return make32(t, b, fixpoint);
 }
 
-Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k, bool& fixpoint) {
+KEEL_HOT Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k, bool& fixpoint) {
   if (w == Width::w64) {
     switch (op) {
       case AluOp::lsh:
@@ -290,6 +290,45 @@ Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k, bool& fixpoin
     default:
       return make32(tnum::arsh(tnum::sext(a.bits, 32), k), arsh_r(k32, r32(a), k), fixpoint);
   }
+}
+
+// Whether r = shift_const(rsh, w64, a, k) for k >= 1 lies within `out`
+// component by component (then hull(out, r) == out), told without
+// computing r, for an `a` with a member x (shift() checks
+// a.contains(a.umin) or a.contains(a.umax)) and an `out` that is a
+// fixpoint of the reduction round (a hull of fixpoints, see shift()).
+// r is make64 of the raw value R = {t = tnum::rsh(a.bits, k), unsigned
+// [a.umin >> k, a.umax >> k] = [lo, hi], signed and 32-bit bounds full};
+// x >> k is a member of R (tnum::rsh is exact, >> is monotone), so R is
+// not empty, and the reduction, which never drops a member, does not find
+// it empty: r is R reduced, not the answer to an empty value. Every path
+// of make64 only narrows R's components, and so keeps r.bits within t
+// (each tnum step intersects; a constant result is a member of t;
+// tnum_low_result, wide_low keep t) and r's unsigned bounds within
+// [lo, hi]. Its signed bounds lie within [lo, hi] too: hi < 2^63, so
+// every path that sets them from the others sets them inside [lo, hi]
+// (finish_small, tnum_low_result, wide_low, to_low_bits_unknown, a
+// constant), the shortcuts that would keep R's full signed range do not
+// apply (R is not unknown, is_wide_low needs smin == umin, settled's
+// sign_settled needs umin <= 2^63 <= umax), and the rounds' first 64-bit
+// sign sync makes them [lo, hi] (the negative piece is empty above hi),
+// after which every step narrows. The 32-bit bounds are within `out`'s
+// when those are full. So the tests below imply r.bits within out.bits,
+// whose tnum join is then out.bits (out.bits is well formed), and every
+// bound of r within out's: hull(out, r) == out.
+// In shift()'s loop that is the step's result either way: the hull
+// branch gives out; the join branch gives finish64(out), and reduce()
+// keeps the fixpoint out (see the proof in shift()'s comment). A skipped
+// r that would not have been a fixpoint only turns the loop to join(),
+// which on the later fixpoints out and r' is their hull again (a hull of
+// fixpoints is one), so the loop's result does not depend on it.
+// (scalar_test's ShiftByARangeMatchesOneJoinAfterAnother compares with
+// joins of alu_full by one amount at a time.)
+KEEL_HOT bool rsh_dominated(const Scalar& a, unsigned k, const Scalar& out) {
+  const uint64_t lo = a.umin >> k, hi = a.umax >> k;
+  return out.u32_min == 0 && out.u32_max == UINT32_MAX && out.s32_min == INT32_MIN && out.s32_max == INT32_MAX &&
+         out.umin <= lo && out.umax >= hi && out.smin <= static_cast<int64_t>(lo) &&
+         out.smax >= static_cast<int64_t>(hi) && tnum::subset(tnum::rsh(a.bits, k), out.bits);
 }
 
 // The result is the join over every amount k the masked src can take
@@ -334,15 +373,38 @@ Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k, bool& fixpoin
 // its round limit) sends the rest of the loop through join(), as before.
 // scalar_test checks the result against the one-join-after-another loop
 // and the hull against join_full.
+//
+// A 64-bit right shift skips the amounts whose result could not widen the
+// hull so far (rsh_dominated below).
+//
+// A constant dst (in Scalar::constant's form) shifted by several amounts
+// (shift_constant_by_amounts below) takes the same loop with each
+// shift_const result written directly as the constant it is.
+KEEL_HOT Scalar shift_constant_by_amounts(AluOp op, Width w, uint64_t c, ShiftAmounts amounts);
+
 Scalar shift(AluOp op, Width w, const Scalar& a, const Scalar& b) {
   const auto [amount, lo, hi] = shift_amounts(w, b);
+  if (amount.mask == 0) {  // one candidate amount: the loop below runs once and returns its result
+    bool fixpoint = false;
+    if (amount.value >= lo && amount.value <= hi)
+      return shift_const(op, w, a, static_cast<unsigned>(amount.value), fixpoint);
+    return w == Width::w64 ? Scalar::unknown() : zext32(Scalar::unknown());
+  }
+  if (a.bits.is_const() && a == Scalar::constant(a.bits.value))
+    return shift_constant_by_amounts(op, w, a.bits.value, {amount, lo, hi});
   Scalar out;
   bool any = false;
   bool fixpoints = true;  // out is the hull of fixpoints so far
+  // For rsh_dominated: a's values are not none (a has a member).
+  const bool rsh64 = op == AluOp::rsh && w == Width::w64 && (a.contains(a.umin) || a.contains(a.umax));
   uint64_t s = 0;
   do {
     const uint64_t k = amount.value | s;
     if (k >= lo && k <= hi) {
+      if (rsh64 && any && fixpoints && k >= 1 && rsh_dominated(a, static_cast<unsigned>(k), out)) {
+        s = (s - amount.mask) & amount.mask;
+        continue;  // hull(out, r) and join(out, r) would be out (rsh_dominated)
+      }
       bool fixpoint = false;
       const Scalar r = shift_const(op, w, a, static_cast<unsigned>(k), fixpoint);
       if (!any) {
@@ -357,6 +419,38 @@ Scalar shift(AluOp op, Width w, const Scalar& a, const Scalar& b) {
       any = true;
     }
     s = (s - amount.mask) & amount.mask;  // next submask of the unknown bits
+  } while (s != 0);
+  if (any) return out;
+  return w == Width::w64 ? Scalar::unknown() : zext32(Scalar::unknown());
+}
+
+// shift() of the constant c (in Scalar::constant's form) by the amounts
+// `amounts` allows, when there may be several (a shift by one amount goes
+// through shift_const, which ConstantFoldingMatchesTransferFunctions
+// checks against the folded constant). Same result as shift()'s loop, step
+// by step: the same amounts in the same order; for each, shift_const(op,
+// w, constant(c), k) is Scalar::constant(c OP k) as RFC 9669 §4.1 computes
+// it (sem::alu; the claim alu()'s constant folding rests on, as alu_full
+// of two constants is that one shift_const), and make64 / make32 report
+// every result whose tnum is constant a fixpoint (finish_small,
+// tnum_low_result and reduce_reporting's first case all say so, and the
+// answer to an empty one is a fixpoint too); so shift()'s loop takes the
+// hull branch at every step, as this one does, and the loops agree.
+// (scalar_test's ShiftByARangeMatchesOneJoinAfterAnother compares both
+// with joins of alu_full by one amount at a time.)
+KEEL_HOT Scalar shift_constant_by_amounts(AluOp op, Width w, uint64_t c, ShiftAmounts amounts) {
+  const Alu isa_op = op == AluOp::lsh ? Alu::lsh : op == AluOp::rsh ? Alu::rsh : Alu::arsh;
+  Scalar out;
+  bool any = false;
+  uint64_t s = 0;
+  do {
+    const uint64_t k = amounts.mask.value | s;
+    if (k >= amounts.lo && k <= amounts.hi) {
+      const Scalar r = Scalar::constant(sem::alu(isa_op, w, c, k));
+      out = any ? hull(out, r) : r;
+      any = true;
+    }
+    s = (s - amounts.mask.mask) & amounts.mask.mask;  // next submask of the unknown bits
   } while (s != 0);
   if (any) return out;
   return w == Width::w64 ? Scalar::unknown() : zext32(Scalar::unknown());

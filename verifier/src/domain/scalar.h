@@ -94,6 +94,11 @@ enum class Outcome : uint8_t { never, maybe, always };
 // refine() without its shortcut for two constants: the general rules, same
 // result. For the differential tests; the analysis calls refine().
 [[nodiscard]] bool refine_full(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b);
+// refine(jeq, w64, true, a, copy of b), keeping only a: narrows a to the
+// values of b (a copy learning what a branch proved of the register it
+// copies). Faster where b lies within a (leq(b, a)), as it does when b is
+// a refinement of a. False when no value is left.
+[[nodiscard]] bool refine_equal(Scalar& a, const Scalar& b);
 // Whether `a OP b` always, never or maybe holds.
 Outcome evaluate(JmpOp op, Width w, const Scalar& a, const Scalar& b);
 // (jmp_of and jump_uses_src, which read a keel::Op, are in isa/ops.h.)

@@ -193,6 +193,38 @@ bool refine(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
   return refine_ranged(op, w, taken, a, b);
 }
 
+// Where b lies within a (leq(b, a): every bound of b within a's and b's
+// tnum within a's), refine(jeq, w64, true, a, b') with b' a copy of b
+// leaves a == reduce(b), or answers false exactly when reduce(b) finds b
+// empty. Each path of refine():
+//  - both constants in Scalar::constant's form: then b == a (a constant
+//    tnum contains one value; b's bounds within a's single value are it),
+//    the compare holds, a stays: reduce(b) is that constant again;
+//  - refine_with_constant: the constant side k is in constant form. If k
+//    is b, a is small or wide-low and b's value c is a member of a's tnum
+//    within a's bounds (leq), so the equality branch keeps lo = hi = c: at
+//    or above 2^31 that leaves the shortcut (refine_full below); under it,
+//    the small rounds on a's tnum and [c, c] give a's tnum meet the
+//    constant c, which is c, and set_small(c, c, c) is Scalar::constant(c),
+//    what reduce(b) gives. If k is a, b is the constant a (as in the first
+//    case) and a's form makes both constants, taken above;
+//  - refine_full, jeq taken at w64: the meet of the 64-bit ranges is b's
+//    (b's bounds within a's: each max of lower bounds and min of upper
+//    ones is b's), the tnum meet is b's (b's tnum within a's, a well formed
+//    tnum: b's known bits include a's, with the same values), the 32-bit
+//    meet is b's; a and b' are then b's components, and both are reduced:
+//    a == reduce(b), and the answer is false exactly when that is empty.
+// So a = b and its reduction give the same. (scalar_test's
+// RefineEqualMatchesRefine compares with refine(), also for raw b.)
+bool refine_equal(Scalar& a, const Scalar& b) {
+  if (leq(b, a)) {
+    a = b;
+    return reduce_inline(a);
+  }
+  Scalar other = b;
+  return refine(JmpOp::jeq, Width::w64, true, a, other);
+}
+
 bool refine_full(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
   Scalar* x = &a;
   Scalar* y = &b;
