@@ -26,13 +26,21 @@ uint32_t stack_slot(int32_t offset) {
              : static_cast<uint32_t>(offset + static_cast<int32_t>(kStackSize)) / 8;
 }
 
+// The argument registers of the helpers of ids below 256, each looked up
+// once: regs[id] is set once bit id of `seen` is. Only `seen` starts
+// cleared (32 bytes, where clearing a 256-byte table was a fixed cost of
+// every plan, tiny programs' included).
+struct HelperArguments {
+  uint64_t seen[4] = {};
+  uint8_t regs[256];
+};
+
 // The argument registers of a call: those of the helper's prototype (the
-// others may hold anything), r1-r5 for other calls. `known` caches the
-// helpers of ids below 256 (bit 0 set once looked up).
-uint16_t call_arguments(const Engine& e, const Insn& insn, uint8_t* known) {
+// others may hold anything), r1-r5 for other calls.
+uint16_t call_arguments(const Engine& e, const Insn& insn, HelperArguments& known) {
   if (insn.op != Op::call_helper) return kArgumentRegs;
   const uint64_t id = static_cast<uint64_t>(insn.imm);
-  if (id < 256 && known[id] != 0) return known[id] & kArgumentRegs;
+  if (id < 256 && ((known.seen[id / 64] >> (id % 64)) & 1u) != 0) return known.regs[id];
   uint16_t used = kArgumentRegs;
   const HelperSlot* helper = find_helper(e.type, static_cast<int32_t>(insn.imm));
   if (helper != nullptr && helper->proto != nullptr) {
@@ -41,7 +49,10 @@ uint16_t call_arguments(const Engine& e, const Insn& insn, uint8_t* known) {
       if (helper->proto->args[i] != ArgKind::none) used = static_cast<uint16_t>(used | reg_bit(i + 1));
     }
   }
-  if (id < 256) known[id] = static_cast<uint8_t>(used | 1u);
+  if (id < 256) {
+    known.regs[id] = static_cast<uint8_t>(used);  // (r1-r5: bits 1-5)
+    known.seen[id / 64] |= uint64_t{1} << (id % 64);
+  }
   return used;
 }
 
@@ -113,7 +124,7 @@ struct Ahead {
 // store to the slot removes it. Only r10-based accesses are followed (a
 // copy of r10 only partitions less).
 template <class Bounded>
-void step_back(const Engine& e, const Insn& insn, Ahead<Bounded>& a, uint8_t* known) {
+void step_back(const Engine& e, const Insn& insn, Ahead<Bounded>& a, HelperArguments& known) {
   using B = Bounded;
   const Op op = insn.op;
   const RegSet dst = reg_bit(insn.dst);
@@ -209,8 +220,7 @@ void flags_by_passes(const Engine& e, uint64_t* flags, uint64_t* next, uint64_t*
   const uint32_t n = cfg.block_count;
   std::memset(flags, 0, n * sizeof(uint64_t));
   std::memset(next, 0, n * sizeof(uint64_t));
-  uint8_t known[256];
-  std::memset(known, 0, sizeof(known));
+  HelperArguments known;
   for (uint32_t step = 0; step <= kPartitionDistance; ++step) {
     bool slots_changed = false;
     for (uint32_t i = cfg.rpo_count; i-- > 0;) {
@@ -268,8 +278,7 @@ void flags_by_passes(const Engine& e, uint64_t* flags, uint64_t* next, uint64_t*
 void flags_in_one_pass(const Engine& e, uint64_t* flags, uint64_t* levels, uint64_t* slots) {
   const Cfg& cfg = e.cfg;
   if (cfg.rpo_count != cfg.block_count) std::memset(flags, 0, cfg.block_count * sizeof(uint64_t));  // unreachable ones
-  uint8_t known[256];
-  std::memset(known, 0, sizeof(known));
+  HelperArguments known;
   // Distance d - 1's sets of a successor as distance d's (the last drops
   // off), r10 cleared from each.
   constexpr uint64_t kRegsAhead = (kFlagMask * kDistanceOnes) & ((uint64_t{1} << (kRegBits * (kDistances - 1))) - 1);
