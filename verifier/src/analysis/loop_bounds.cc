@@ -679,14 +679,17 @@ template <bool kLddw>
 uint64_t longest_path(const Cfg& cfg, uint64_t* dist) {
   const Cfg::Span<uint32_t> order = cfg.function_rpo(0);
   for (uint32_t b : order) dist[b] = 0;
+  const Cfg::Block* const blocks = cfg.blocks;  // (in locals: the stores to dist could alias cfg's fields)
+  const uint32_t* const succ = cfg.succ_offsets;
+  const Cfg::Edge* const edges = cfg.edges;
   uint64_t longest = 0;
   for (uint32_t b : order) {
-    uint64_t length = dist[b] + (cfg.blocks[b].last - cfg.blocks[b].first + 1);
+    uint64_t length = dist[b] + (blocks[b].last - blocks[b].first + 1);
     if constexpr (kLddw) length -= lddw_tails_fast(cfg, b);
-    const uint32_t begin = cfg.succ_offsets[b], end = cfg.succ_offsets[b + 1];
+    const uint32_t begin = succ[b], end = succ[b + 1];
     if (begin == end) longest = max_of(longest, length);  // ends in exit
     for (uint32_t e = begin; e < end; ++e) {
-      uint64_t& to = dist[cfg.edges[e].to];
+      uint64_t& to = dist[edges[e].to];
       to = max_of(to, length);
     }
   }

@@ -35,10 +35,10 @@ struct HelperArguments {
   uint8_t regs[256];
 };
 
-// The argument registers of a call: those of the helper's prototype (the
-// others may hold anything), r1-r5 for other calls.
-uint16_t call_arguments(const Engine& e, const Insn& insn, HelperArguments& known) {
-  if (insn.op != Op::call_helper) return kArgumentRegs;
+// The argument registers of a helper call: those of the helper's prototype
+// (the others may hold anything). Out of line: calls are rare, and inlined
+// into step_back it made every instruction's step dearer.
+[[gnu::noinline]] uint16_t helper_arguments(const Engine& e, const Insn& insn, HelperArguments& known) {
   const uint64_t id = static_cast<uint64_t>(insn.imm);
   if (id < 256 && ((known.seen[id / 64] >> (id % 64)) & 1u) != 0) return known.regs[id];
   uint16_t used = kArgumentRegs;
@@ -187,7 +187,8 @@ void step_back(const Engine& e, const Insn& insn, Ahead<Bounded>& a, HelperArgum
     a.pointers = static_cast<uint16_t>(a.pointers | dst);
     a.unchecked = static_cast<uint16_t>(a.unchecked | dst);
   } else if (op == Op::call_helper || op == Op::call_local || op == Op::callx) {
-    const uint16_t arguments = call_arguments(e, insn, known);
+    // r1-r5 for a call other than of a helper by id.
+    const uint16_t arguments = op == Op::call_helper ? helper_arguments(e, insn, known) : kArgumentRegs;
     a.pointers = static_cast<uint16_t>(a.pointers | arguments);
     a.unchecked = static_cast<uint16_t>(a.unchecked | arguments);
   }
@@ -283,13 +284,19 @@ void flags_in_one_pass(const Engine& e, uint64_t* flags, uint64_t* levels, uint6
   // off), r10 cleared from each.
   constexpr uint64_t kRegsAhead = (kFlagMask * kDistanceOnes) & ((uint64_t{1} << (kRegBits * (kDistances - 1))) - 1);
   constexpr uint32_t kTop = kRegBits * (kDistances - 1);  // distance kPartitionDistance's set
+  // The arrays in locals: step_back may call out (a helper's prototype),
+  // after which the compiler would reload each from `e` for every block.
+  const uint32_t* const rpo = cfg.rpo;
+  const Cfg::Block* const blocks = cfg.blocks;
+  const uint32_t* const succ = cfg.succ_offsets;
+  const Cfg::Edge* const edges = cfg.edges;
+  const Insn* const insns = e.insns;
   for (uint32_t i = cfg.rpo_count; i-- > 0;) {
-    const uint32_t b = cfg.rpo[i];
-    const Cfg::Block& block = cfg.blocks[b];
+    const uint32_t b = rpo[i];
     Ahead<AllDistances> a;
     uint64_t ahead = 0;
-    for (const Cfg::Edge& edge : cfg.successors(b)) {
-      const uint64_t to = edge.to;
+    for (uint32_t k = succ[b], end = succ[b + 1]; k < end; ++k) {
+      const uint64_t to = edges[k].to;
       a.tested |= levels[2 * to];
       a.bases |= levels[2 * to + 1];
       ahead |= flags[to];
@@ -302,7 +309,8 @@ void flags_in_one_pass(const Engine& e, uint64_t* flags, uint64_t* levels, uint6
     a.bases = (a.bases & kRegsAhead) << kRegBits;
     a.pointers = static_cast<uint16_t>((ahead >> kPointerShift) & kFlagMask);
     a.unchecked = static_cast<uint16_t>((ahead >> kUncheckedShift) & kFlagMask);
-    for (uint32_t pc = block.last + 1; pc-- > block.first;) step_back(e, e.insns[pc], a, known);
+    const Insn* const first = insns + blocks[b].first;
+    for (const Insn* at = insns + blocks[b].last + 1; at-- != first;) step_back(e, *at, a, known);
     levels[2 * size_t{b}] = a.tested;
     levels[2 * size_t{b} + 1] = a.bases;
     flags[b] = pack_flags(static_cast<RegSet>(a.tested >> kTop), static_cast<RegSet>(a.bases >> kTop), a.pointers,
