@@ -674,23 +674,20 @@ uint32_t lddw_tails_fast(const Cfg& cfg, uint32_t b) {
 // instructions). loop_bounds_test compares the two, with and without lddw.
 // (Instantiated per kLddw, so that the loop without lddw stays as tight as
 // before it took them.)
-// (`dist` has room for every block.)
 template <bool kLddw>
-uint64_t longest_path(const Cfg& cfg, uint64_t* dist) {
+uint64_t longest_path(Work& w) {
+  const Cfg& cfg = w.cfg;
   const Cfg::Span<uint32_t> order = cfg.function_rpo(0);
-  for (uint32_t b : order) dist[b] = 0;
-  const Cfg::Block* const blocks = cfg.blocks;  // (in locals: the stores to dist could alias cfg's fields)
-  const uint32_t* const succ = cfg.succ_offsets;
-  const Cfg::Edge* const edges = cfg.edges;
+  for (uint32_t b : order) w.dist[b] = 0;
   uint64_t longest = 0;
   for (uint32_t b : order) {
-    uint64_t length = dist[b] + (blocks[b].last - blocks[b].first + 1);
+    uint64_t length = w.dist[b] + (cfg.blocks[b].last - cfg.blocks[b].first + 1);
     if constexpr (kLddw) length -= lddw_tails_fast(cfg, b);
-    const uint32_t begin = succ[b], end = succ[b + 1];
+    const uint32_t begin = cfg.succ_offsets[b], end = cfg.succ_offsets[b + 1];
     if (begin == end) longest = max_of(longest, length);  // ends in exit
     for (uint32_t e = begin; e < end; ++e) {
-      uint64_t& to = dist[edges[e].to];
-      to = max_of(to, length);
+      uint64_t& dist = w.dist[cfg.edges[e].to];
+      dist = max_of(dist, length);
     }
   }
   return longest;
@@ -721,13 +718,8 @@ size_t loop_bounds_arena_bound(const Cfg& cfg) {
   return bytes > SIZE_MAX ? SIZE_MAX : static_cast<size_t>(bytes);
 }
 
-namespace {
-
-// Every case of bound_loops but the longest path alone. Out of line: its
-// frame (several kilobytes, a State per unit among them) and saved
-// registers were most of bounding a small loop-free program.
-[[gnu::noinline]] LoopBoundResult bound_general(const Cfg& cfg, const LoopFacts& facts,
-                                                const LoopBoundOptions& options, Arena& arena) {
+LoopBoundResult bound_loops(const Cfg& cfg, const LoopFacts& facts, const LoopBoundOptions& options,
+                            Arena& arena) {
   const size_t mark = arena.mark();
   LoopBoundResult result;
   struct Release {
@@ -736,14 +728,26 @@ namespace {
     ~Release() { arena.release_to(mark); }
   } release{arena, mark};
 
-  // One function without loops, but with a call site or longer than the
-  // limit: nothing to bound and no callee to cost first, so its cost is
-  // that of its paths alone.
+  // The common small program, one function without loops: nothing to bound
+  // and no callee to cost first, so its cost is its longest path alone.
   if (cfg.loop_count == 0 && cfg.function_count == 1) {
     Work w{cfg, facts, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, &options};
-    w.dist = arena.allocate<uint64_t>(cfg.block_count);
+    const bool longest_only = cfg.call_count == 0 && cfg.insn_count <= options.max_insns;
+    // longest_path sets every distance it reads (those of the reachable
+    // blocks, which are all an edge from a reachable block reaches) first.
+    w.dist = longest_only ? arena.allocate_uninitialized<uint64_t>(cfg.block_count)
+                          : arena.allocate<uint64_t>(cfg.block_count);
     if (w.dist == nullptr) {
       result.error = LoopBoundError::out_of_memory;
+      return result;
+    }
+#ifndef NDEBUG
+    // A debug build fills the distances with a pattern, so that one read
+    // before it is set gives a wrong length (loop_bounds_test compares).
+    if (longest_only) __builtin_memset(w.dist, 0xa5, sizeof(uint64_t) * cfg.block_count);
+#endif
+    if (longest_only) {
+      result.max_insns_executed = cfg.lddw_count == 0 ? longest_path<false>(w) : longest_path<true>(w);
       return result;
     }
     result.max_insns_executed = function_cost(w, 0);
@@ -835,35 +839,6 @@ namespace {
     if (w.over_pc != kNone) return too_costly(w);
   }
   result.max_insns_executed = w.fn_cost[0];
-  return result;
-}
-
-}  // namespace
-
-LoopBoundResult bound_loops(const Cfg& cfg, const LoopFacts& facts, const LoopBoundOptions& options,
-                            Arena& arena) {
-  // The common small program, one function without loops or call sites,
-  // no longer than the limit: nothing to bound and no callee to cost
-  // first, so its cost is its longest path alone (longest_path).
-  if (cfg.loop_count != 0 || cfg.function_count != 1 || cfg.call_count != 0 || cfg.insn_count > options.max_insns) {
-    return bound_general(cfg, facts, options, arena);
-  }
-  LoopBoundResult result;
-  const size_t mark = arena.mark();
-  // longest_path sets every distance it reads (those of the reachable
-  // blocks, which are all an edge from a reachable block reaches) first.
-  uint64_t* dist = arena.allocate_uninitialized<uint64_t>(cfg.block_count);
-  if (dist == nullptr) {
-    result.error = LoopBoundError::out_of_memory;
-    return result;
-  }
-#ifndef NDEBUG
-  // A debug build fills the distances with a pattern, so that one read
-  // before it is set gives a wrong length (loop_bounds_test compares).
-  __builtin_memset(dist, 0xa5, sizeof(uint64_t) * cfg.block_count);
-#endif
-  result.max_insns_executed = cfg.lddw_count == 0 ? longest_path<false>(cfg, dist) : longest_path<true>(cfg, dist);
-  arena.release_to(mark);
   return result;
 }
 

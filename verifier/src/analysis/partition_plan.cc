@@ -26,21 +26,13 @@ uint32_t stack_slot(int32_t offset) {
              : static_cast<uint32_t>(offset + static_cast<int32_t>(kStackSize)) / 8;
 }
 
-// The argument registers of the helpers of ids below 256, each looked up
-// once: regs[id] is set once bit id of `seen` is. Only `seen` starts
-// cleared (32 bytes, where clearing a 256-byte table was a fixed cost of
-// every plan, tiny programs' included).
-struct HelperArguments {
-  uint64_t seen[4] = {};
-  uint8_t regs[256];
-};
-
-// The argument registers of a helper call: those of the helper's prototype
-// (the others may hold anything). Out of line: calls are rare, and inlined
-// into step_back it made every instruction's step dearer.
-[[gnu::noinline]] uint16_t helper_arguments(const Engine& e, const Insn& insn, HelperArguments& known) {
+// The argument registers of a call: those of the helper's prototype (the
+// others may hold anything), r1-r5 for other calls. `known` caches the
+// helpers of ids below 256 (bit 0 set once looked up).
+uint16_t call_arguments(const Engine& e, const Insn& insn, uint8_t* known) {
+  if (insn.op != Op::call_helper) return kArgumentRegs;
   const uint64_t id = static_cast<uint64_t>(insn.imm);
-  if (id < 256 && ((known.seen[id / 64] >> (id % 64)) & 1u) != 0) return known.regs[id];
+  if (id < 256 && known[id] != 0) return known[id] & kArgumentRegs;
   uint16_t used = kArgumentRegs;
   const HelperSlot* helper = find_helper(e.type, static_cast<int32_t>(insn.imm));
   if (helper != nullptr && helper->proto != nullptr) {
@@ -49,10 +41,7 @@ struct HelperArguments {
       if (helper->proto->args[i] != ArgKind::none) used = static_cast<uint16_t>(used | reg_bit(i + 1));
     }
   }
-  if (id < 256) {
-    known.regs[id] = static_cast<uint8_t>(used);  // (r1-r5: bits 1-5)
-    known.seen[id / 64] |= uint64_t{1} << (id % 64);
-  }
+  if (id < 256) known[id] = static_cast<uint8_t>(used | 1u);
   return used;
 }
 
@@ -124,7 +113,7 @@ struct Ahead {
 // store to the slot removes it. Only r10-based accesses are followed (a
 // copy of r10 only partitions less).
 template <class Bounded>
-void step_back(const Engine& e, const Insn& insn, Ahead<Bounded>& a, HelperArguments& known) {
+void step_back(const Engine& e, const Insn& insn, Ahead<Bounded>& a, uint8_t* known) {
   using B = Bounded;
   const Op op = insn.op;
   const RegSet dst = reg_bit(insn.dst);
@@ -187,8 +176,7 @@ void step_back(const Engine& e, const Insn& insn, Ahead<Bounded>& a, HelperArgum
     a.pointers = static_cast<uint16_t>(a.pointers | dst);
     a.unchecked = static_cast<uint16_t>(a.unchecked | dst);
   } else if (op == Op::call_helper || op == Op::call_local || op == Op::callx) {
-    // r1-r5 for a call other than of a helper by id.
-    const uint16_t arguments = op == Op::call_helper ? helper_arguments(e, insn, known) : kArgumentRegs;
+    const uint16_t arguments = call_arguments(e, insn, known);
     a.pointers = static_cast<uint16_t>(a.pointers | arguments);
     a.unchecked = static_cast<uint16_t>(a.unchecked | arguments);
   }
@@ -221,7 +209,8 @@ void flags_by_passes(const Engine& e, uint64_t* flags, uint64_t* next, uint64_t*
   const uint32_t n = cfg.block_count;
   std::memset(flags, 0, n * sizeof(uint64_t));
   std::memset(next, 0, n * sizeof(uint64_t));
-  HelperArguments known;
+  uint8_t known[256];
+  std::memset(known, 0, sizeof(known));
   for (uint32_t step = 0; step <= kPartitionDistance; ++step) {
     bool slots_changed = false;
     for (uint32_t i = cfg.rpo_count; i-- > 0;) {
@@ -279,24 +268,19 @@ void flags_by_passes(const Engine& e, uint64_t* flags, uint64_t* next, uint64_t*
 void flags_in_one_pass(const Engine& e, uint64_t* flags, uint64_t* levels, uint64_t* slots) {
   const Cfg& cfg = e.cfg;
   if (cfg.rpo_count != cfg.block_count) std::memset(flags, 0, cfg.block_count * sizeof(uint64_t));  // unreachable ones
-  HelperArguments known;
+  uint8_t known[256];
+  std::memset(known, 0, sizeof(known));
   // Distance d - 1's sets of a successor as distance d's (the last drops
   // off), r10 cleared from each.
   constexpr uint64_t kRegsAhead = (kFlagMask * kDistanceOnes) & ((uint64_t{1} << (kRegBits * (kDistances - 1))) - 1);
   constexpr uint32_t kTop = kRegBits * (kDistances - 1);  // distance kPartitionDistance's set
-  // The arrays in locals: step_back may call out (a helper's prototype),
-  // after which the compiler would reload each from `e` for every block.
-  const uint32_t* const rpo = cfg.rpo;
-  const Cfg::Block* const blocks = cfg.blocks;
-  const uint32_t* const succ = cfg.succ_offsets;
-  const Cfg::Edge* const edges = cfg.edges;
-  const Insn* const insns = e.insns;
   for (uint32_t i = cfg.rpo_count; i-- > 0;) {
-    const uint32_t b = rpo[i];
+    const uint32_t b = cfg.rpo[i];
+    const Cfg::Block& block = cfg.blocks[b];
     Ahead<AllDistances> a;
     uint64_t ahead = 0;
-    for (uint32_t k = succ[b], end = succ[b + 1]; k < end; ++k) {
-      const uint64_t to = edges[k].to;
+    for (const Cfg::Edge& edge : cfg.successors(b)) {
+      const uint64_t to = edge.to;
       a.tested |= levels[2 * to];
       a.bases |= levels[2 * to + 1];
       ahead |= flags[to];
@@ -309,8 +293,7 @@ void flags_in_one_pass(const Engine& e, uint64_t* flags, uint64_t* levels, uint6
     a.bases = (a.bases & kRegsAhead) << kRegBits;
     a.pointers = static_cast<uint16_t>((ahead >> kPointerShift) & kFlagMask);
     a.unchecked = static_cast<uint16_t>((ahead >> kUncheckedShift) & kFlagMask);
-    const Insn* const first = insns + blocks[b].first;
-    for (const Insn* at = insns + blocks[b].last + 1; at-- != first;) step_back(e, *at, a, known);
+    for (uint32_t pc = block.last + 1; pc-- > block.first;) step_back(e, e.insns[pc], a, known);
     levels[2 * size_t{b}] = a.tested;
     levels[2 * size_t{b} + 1] = a.bases;
     flags[b] = pack_flags(static_cast<RegSet>(a.tested >> kTop), static_cast<RegSet>(a.bases >> kTop), a.pointers,
