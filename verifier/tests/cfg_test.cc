@@ -1094,6 +1094,32 @@ TEST(CfgShortcut, SmallForwardShortcutMatchesTheGeneralBuild) {
   EXPECT_GT(unreachable, 300u);
 }
 
+TEST(CfgShortcut, SmallForwardShortcutRunsOutOfMemoryCleanly) {
+  // Below its one carve the shortcut reports out_of_memory, whatever the
+  // size; the first size that works is its whole need, well below the
+  // general build's.
+  Asm a;
+  a.mov(0, 10).jeq(0, 5, 4).lddw(1, 2).ja(5).mov(0, 1).exit();
+  const Built general = build_general(a.insns);
+  ASSERT_TRUE(general.result.ok());
+  const Program program{a.insns.data(), a.pc()};
+  for (size_t size = 0;; ++size) {
+    std::unique_ptr<uint8_t[]> memory(new uint8_t[size == 0 ? 1 : size]);
+    Arena arena(memory.get(), size);
+    Cfg cfg;
+    const CfgResult result = build_cfg(program, arena, cfg);
+    EXPECT_LE(arena.peak(), size);
+    if (result.ok()) {
+      EXPECT_EQ(arena.peak(), size);
+      EXPECT_LT(size, general.peak);
+      expect_same_cfg(cfg, general.cfg);
+      break;
+    }
+    ASSERT_EQ(result.error, CfgError::out_of_memory) << "size " << size;
+    ASSERT_LT(size, general.peak);
+  }
+}
+
 // ---- Scale, memory and cost.
 
 TEST(CfgScale, MillionInstructionStraightLine) {
