@@ -807,7 +807,7 @@ bool build_straight_line(const Program& program, Arena& arena, Cfg& cfg, CfgResu
 // A small forward program: at most 64 slots (each bitset one word), every
 // jump forward (offset >= 0, so its target is after it), no call_local and
 // no lddw code_addr (one function, no call site). Its graph is built here
-// in one carve, from a word of leaders, without phases 1-5's separate
+// in one arena block, from a word of leaders, without phases 1-5's separate
 // bitsets, ranks, temporaries and per-function loops, whose fixed cost was
 // most of verifying such a program. False, having written nothing, when
 // the program is not of that shape (or breaks a guarantee of decode(),
@@ -825,9 +825,10 @@ bool build_straight_line(const Program& program, Arena& arena, Cfg& cfg, CfgResu
 //    1 (never past a limit, which is 0 or at least 1), and the first
 //    unreachable block as check_calls finds it;
 //  - phase 4 runs only for a retreating edge, and phase 5 takes no_loops:
-//    the loop arrays carved empty, their offsets 0, no dominators.
+//    the loop arrays empty, their offsets 0, no dominators.
 // cfg_test's SmallForwardShortcutMatchesTheGeneralBuild compares every
-// array with build_cfg_general's on its programs and random ones.
+// array with build_cfg_general's on its programs and random ones, and
+// fuzz_cfg on every input it decodes.
 bool build_small(const Program& program, const CfgOptions& options, Arena& arena, Cfg& cfg, CfgResult& result) {
   const Insn* insns = program.insns;
   const uint32_t n = program.count;
@@ -863,36 +864,52 @@ bool build_small(const Program& program, const CfgOptions& options, Arena& arena
   // one, or it is the last), as in phase 1's count.
   const uint32_t block_count = bit_count(leaders);
   const uint32_t edge_count = block_count + conditionals - exits;
-  uint64_t* tail_bits = nullptr;
-  const bool carved = carve_uninitialized(arena, [&](Carve& c) {
-    c.take(tail_bits, 1);
-    c.take(cfg.functions, 1);
-    c.take(cfg.blocks, block_count);
-    c.take(cfg.succ_offsets, block_count + size_t{1});
-    c.take(cfg.rpo, block_count);
-    c.take(cfg.edges, edge_count);
-    c.take(cfg.pred_offsets, block_count + size_t{1});
-    c.take(cfg.pred_edges, edge_count);
-    c.take(cfg.calls, 0);
-    c.take(cfg.loops, 0);
-    c.take(cfg.back_edge_offsets, 1);
-    c.take(cfg.back_edges, 0);
-    c.take(cfg.loop_block_offsets, 1);
-    c.take(cfg.exit_offsets, 1);
-  });
-  if (!carved) {
+  // One block, laid out here rather than by a Carve (whose sizing pass
+  // and rounding were a tenth of this function): the tail word, then
+  // arrays whose elements are all 4-byte fields, so none needs padding.
+  // The loop arrays are empty; their three offset arrays, each [0] = 0,
+  // share one zero entry, at which the empty arrays point too (a reader
+  // takes none of their entries).
+  static_assert(alignof(Cfg::Function) == 4 && alignof(Cfg::Block) == 4 && alignof(Cfg::Edge) == 4);
+  static_assert(sizeof(Cfg::Function) % 4 == 0 && sizeof(Cfg::Block) % 4 == 0 && sizeof(Cfg::Edge) % 4 == 0);
+  const size_t bytes = sizeof(uint64_t) + sizeof(Cfg::Function) + sizeof(Cfg::Block) * block_count +
+                       sizeof(uint32_t) * (3 * size_t{block_count} + 2) +  // succ_offsets, rpo, pred_offsets
+                       (sizeof(Cfg::Edge) + sizeof(uint32_t)) * edge_count + sizeof(uint32_t);  // edges, pred_edges, zero
+  uint64_t* const tail_bits = arena.allocate_uninitialized<uint64_t>((bytes + 7) / 8);
+  if (tail_bits == nullptr) {
     result = kOutOfMemory;
     return true;
   }
+#ifndef NDEBUG
+  __builtin_memset(tail_bits, 0xa5, (bytes + 7) / 8 * 8);  // as carve_uninitialized's debug pattern
+#endif
+  auto* place = reinterpret_cast<uint8_t*>(tail_bits + 1);
+  const auto take = [&place]<class T>(T*& out, size_t count) {
+    out = reinterpret_cast<T*>(place);
+    place += sizeof(T) * count;
+  };
+  take(cfg.functions, 1);
+  take(cfg.blocks, block_count);
+  take(cfg.succ_offsets, block_count + size_t{1});
+  take(cfg.rpo, block_count);
+  take(cfg.edges, edge_count);
+  take(cfg.pred_offsets, block_count + size_t{1});
+  take(cfg.pred_edges, edge_count);
+  uint32_t* zero = nullptr;
+  take(zero, 1);
+  *zero = 0;
+  cfg.calls = reinterpret_cast<Cfg::CallSite*>(zero);
+  cfg.loops = reinterpret_cast<Cfg::Loop*>(zero);
+  cfg.back_edges = zero;
+  cfg.back_edge_offsets = zero;
+  cfg.loop_block_offsets = zero;
+  cfg.exit_offsets = zero;
   *tail_bits = tails;
   cfg.lddw_tail_bits = tail_bits;
   cfg.lddw_count = lddws;
   cfg.function_count = 1;
   cfg.block_count = block_count;
   cfg.edge_count = edge_count;
-  cfg.back_edge_offsets[0] = 0;
-  cfg.loop_block_offsets[0] = 0;
-  cfg.exit_offsets[0] = 0;
   Cfg::Block* const blocks = cfg.blocks;
   Cfg::Edge* const edges = cfg.edges;
   uint32_t* const succ = cfg.succ_offsets;
