@@ -1094,30 +1094,45 @@ TEST(CfgShortcut, SmallForwardShortcutMatchesTheGeneralBuild) {
   EXPECT_GT(unreachable, 300u);
 }
 
+// Builds `a` in arenas of 0, 1, 2, ... bytes, each exactly that many on the
+// heap (so ASan sees any write past the arena), up to `limit`: every size
+// that fails must fail with out_of_memory, and the first that works must
+// be the build's peak. Returns that build (its arena size in Built::bound).
+Built smallest_build(const Asm& a, size_t limit) {
+  for (size_t size = 0;; ++size) {
+    Built built;
+    built.insns = a.insns;
+    built.bound = size;
+    built.memory.reset(new uint8_t[size == 0 ? 1 : size]);
+    Arena arena(built.memory.get(), size);
+    const Program program{built.insns.data(), a.pc()};
+    built.result = build_cfg(program, arena, built.cfg);
+    built.peak = arena.peak();
+    EXPECT_LE(built.peak, size);
+    if (built.result.ok()) {
+      EXPECT_EQ(built.peak, size);  // the first size that works is exactly the need
+      return built;
+    }
+    EXPECT_EQ(built.result.error, CfgError::out_of_memory) << "size " << size;
+    if (built.result.error != CfgError::out_of_memory || size >= limit) {
+      ADD_FAILURE() << "no size up to " << limit << " builds";
+      return built;
+    }
+  }
+}
+
 TEST(CfgShortcut, SmallForwardShortcutRunsOutOfMemoryCleanly) {
-  // Below its one carve the shortcut reports out_of_memory, whatever the
-  // size; the first size that works is its whole need, well below the
-  // general build's.
+  // Below its one block the shortcut reports out_of_memory, whatever the
+  // size; the first size that works is its whole need, below the general
+  // build's.
   Asm a;
   a.mov(0, 10).jeq(0, 5, 4).lddw(1, 2).ja(5).mov(0, 1).exit();
   const Built general = build_general(a.insns);
   ASSERT_TRUE(general.result.ok());
-  const Program program{a.insns.data(), a.pc()};
-  for (size_t size = 0;; ++size) {
-    std::unique_ptr<uint8_t[]> memory(new uint8_t[size == 0 ? 1 : size]);
-    Arena arena(memory.get(), size);
-    Cfg cfg;
-    const CfgResult result = build_cfg(program, arena, cfg);
-    EXPECT_LE(arena.peak(), size);
-    if (result.ok()) {
-      EXPECT_EQ(arena.peak(), size);
-      EXPECT_LT(size, general.peak);
-      expect_same_cfg(cfg, general.cfg);
-      break;
-    }
-    ASSERT_EQ(result.error, CfgError::out_of_memory) << "size " << size;
-    ASSERT_LT(size, general.peak);
-  }
+  const Built smallest = smallest_build(a, general.peak);
+  ASSERT_TRUE(smallest.result.ok());
+  EXPECT_LT(smallest.bound, general.peak);
+  expect_same_cfg(smallest.cfg, general.cfg);
 }
 
 // ---- Scale, memory and cost.
@@ -1243,24 +1258,12 @@ TEST(CfgMemory, EveryArenaSizeBelowTheNeedIsOutOfMemory) {
   const Built reference_build = build(a);
   ASSERT_TRUE(reference_build.result.ok()) << cfg_error_name(reference_build.result.error);
   ASSERT_EQ(reference_build.cfg.loop_count, 2u);
-  const Program program{a.insns.data(), a.pc()};
-  for (size_t size = 0;; ++size) {
-    // Exactly `size` bytes on the heap, so ASan sees any write past the arena.
-    std::unique_ptr<uint8_t[]> memory(new uint8_t[size == 0 ? 1 : size]);
-    Arena arena(memory.get(), size);
-    Cfg cfg;
-    const CfgResult result = build_cfg(program, arena, cfg);
-    EXPECT_LE(arena.peak(), size);
-    if (result.ok()) {
-      EXPECT_EQ(cfg.block_count, reference_build.cfg.block_count);
-      EXPECT_EQ(cfg.loop_count, 2u);
-      EXPECT_EQ(arena.peak(), size);  // the first size that works is exactly the need
-      EXPECT_LE(size, cfg_arena_bound(a.pc()));
-      break;
-    }
-    ASSERT_EQ(result.error, CfgError::out_of_memory) << "size " << size;
-    ASSERT_LT(size, cfg_arena_bound(a.pc())) << "the bound must always be enough";
-  }
+  // The bound must always be enough.
+  const Built smallest = smallest_build(a, cfg_arena_bound(a.pc()));
+  ASSERT_TRUE(smallest.result.ok());
+  EXPECT_EQ(smallest.cfg.block_count, reference_build.cfg.block_count);
+  EXPECT_EQ(smallest.cfg.loop_count, 2u);
+  EXPECT_LE(smallest.bound, cfg_arena_bound(a.pc()));
 }
 
 TEST(CfgMemory, ArenaBoundIsTheDocumentedFormula) {
