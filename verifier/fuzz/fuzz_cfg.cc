@@ -5,7 +5,8 @@
 // same answer or out_of_memory; the options relax exactly the checks they
 // name; a success is a well-formed graph (blocks tile the program, edges
 // match the terminators, idoms dominate, loop headers dominate their bodies,
-// call sites name their callees).
+// call sites name their callees); build_cfg's shortcuts build the graph
+// build_cfg_general does.
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -49,6 +50,55 @@ Built build(const Program& program, const CfgOptions& options, size_t arena_byte
 }
 
 bool same(const CfgResult& a, const CfgResult& b) { return a.error == b.error && a.pc == b.pc; }
+
+template <class T>
+bool same_entries(const T* a, const T* b, uint32_t count) {
+  return count == 0 || std::memcmp(a, b, sizeof(T) * count) == 0;
+}
+
+// build_cfg's shortcuts (a straight line, a small forward program) against
+// build_cfg_general, the phases alone: the same result and, on success, the
+// same graph in every array (the straight line's null lddw_tail_bits reads
+// as all zero; Edge is compared by field, having padding).
+void check_same_as_general(const Program& p, const Built& fast, const CfgOptions& options, size_t bytes) {
+  Built general;
+  general.memory.reset(new uint8_t[bytes]);
+  keel::Arena arena(general.memory.get(), bytes);
+  general.result = keel::build_cfg_general(p, options, arena, general.cfg);
+  KEEL_FUZZ_CHECK(same(fast.result, general.result));
+  if (!fast.result.ok()) return;
+  const Cfg& a = fast.cfg;
+  const Cfg& b = general.cfg;
+  KEEL_FUZZ_CHECK(a.block_count == b.block_count && a.edge_count == b.edge_count && a.rpo_count == b.rpo_count);
+  KEEL_FUZZ_CHECK(a.function_count == b.function_count && a.call_count == b.call_count && a.loop_count == b.loop_count);
+  KEEL_FUZZ_CHECK(same_entries(a.blocks, b.blocks, a.block_count));
+  for (uint32_t e = 0; e < a.edge_count; ++e) {
+    KEEL_FUZZ_CHECK(a.edges[e].from == b.edges[e].from && a.edges[e].to == b.edges[e].to &&
+                    a.edges[e].kind == b.edges[e].kind);
+  }
+  KEEL_FUZZ_CHECK(same_entries(a.succ_offsets, b.succ_offsets, a.block_count + 1));
+  KEEL_FUZZ_CHECK(same_entries(a.pred_offsets, b.pred_offsets, a.block_count + 1));
+  KEEL_FUZZ_CHECK(same_entries(a.pred_edges, b.pred_edges, a.edge_count));
+  KEEL_FUZZ_CHECK(same_entries(a.rpo, b.rpo, a.rpo_count));
+  KEEL_FUZZ_CHECK(same_entries(a.functions, b.functions, a.function_count));
+  KEEL_FUZZ_CHECK(same_entries(a.calls, b.calls, a.call_count));
+  KEEL_FUZZ_CHECK(same_entries(a.loops, b.loops, a.loop_count));
+  KEEL_FUZZ_CHECK(same_entries(a.loop_block_offsets, b.loop_block_offsets, a.loop_count + 1));
+  KEEL_FUZZ_CHECK(same_entries(a.back_edge_offsets, b.back_edge_offsets, a.loop_count + 1));
+  KEEL_FUZZ_CHECK(same_entries(a.exit_offsets, b.exit_offsets, a.loop_count + 1));
+  if (a.loop_count != 0) {
+    const uint32_t bodies = a.loop_block_offsets[a.loop_count], backs = a.back_edge_offsets[a.loop_count];
+    KEEL_FUZZ_CHECK(same_entries(a.loop_blocks, b.loop_blocks, bodies));
+    KEEL_FUZZ_CHECK(same_entries(a.back_edges, b.back_edges, backs));
+    KEEL_FUZZ_CHECK(same_entries(a.exits, b.exits, a.exit_offsets[a.loop_count]));
+  }
+  for (uint32_t w = 0; w < (p.count + 63) / 64; ++w) {
+    KEEL_FUZZ_CHECK((a.lddw_tail_bits == nullptr ? 0 : a.lddw_tail_bits[w]) ==
+                    (b.lddw_tail_bits == nullptr ? 0 : b.lddw_tail_bits[w]));
+  }
+  KEEL_FUZZ_CHECK(a.lddw_count == b.lddw_count && a.max_call_depth == b.max_call_depth);
+  KEEL_FUZZ_CHECK(a.first_unreachable_pc == b.first_unreachable_pc && a.dominators == b.dominators);
+}
 
 void check_graph(const Program& p, const Cfg& g, const CfgOptions& options) {
   KEEL_FUZZ_CHECK(g.insns == p.insns && g.insn_count == p.count);
@@ -183,6 +233,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Built reference = build(program, defaults, bound);
   KEEL_FUZZ_CHECK(reference.result.error != CfgError::out_of_memory);
   if (reference.result.ok()) check_graph(program, reference.cfg, defaults);
+  check_same_as_general(program, reference, defaults, bound);
 
   // Smaller arenas: the same answer, or out_of_memory.
   for (const size_t bytes : {size_t{0}, size_t{64}, bound / 8, bound / 2}) {
@@ -198,6 +249,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     lenient.reject_unreachable = false;
     const Built b = build(program, lenient, bound);
     KEEL_FUZZ_CHECK(b.result.error != CfgError::out_of_memory && b.result.error != CfgError::unreachable);
+    check_same_as_general(program, b, lenient, bound);
     if (reference.result.error == CfgError::unreachable) {
       KEEL_FUZZ_CHECK(b.result.ok() || b.result.error == CfgError::irreducible_loop);
       if (b.result.ok()) KEEL_FUZZ_CHECK(b.cfg.first_unreachable_pc == reference.result.pc);

@@ -960,6 +960,181 @@ TEST(CfgRandom, AgreesWithNaiveDefinitions) {
   EXPECT_GT(nested, 100u);
 }
 
+// ---- The small forward shortcut against the general build.
+
+// build_cfg_general of the same program, in memory of its own.
+Built build_general(std::vector<Insn> insns, CfgOptions options = {}) {
+  Built built;
+  built.insns = std::move(insns);
+  built.bound = cfg_arena_bound(static_cast<uint32_t>(built.insns.size()));
+  built.memory.reset(new uint8_t[built.bound]);
+  Arena arena(built.memory.get(), built.bound);
+  const Program program{built.insns.data(), static_cast<uint32_t>(built.insns.size())};
+  built.result = build_cfg_general(program, options, arena, built.cfg);
+  built.peak = arena.peak();
+  return built;
+}
+
+template <class T>
+bool same_array(const T* a, const T* b, uint32_t count) {
+  if (count == 0) return true;
+  if (a == nullptr || b == nullptr) return a == b;
+  return std::memcmp(a, b, sizeof(T) * count) == 0;
+}
+
+// Every field of two graphs of one program, and whether each array exists
+// (a reader tests Cfg::lddw_tail_bits, loop_blocks and exits for null).
+void expect_same_cfg(const Cfg& a, const Cfg& b) {
+  EXPECT_EQ(a.insn_count, b.insn_count);
+  ASSERT_EQ(a.block_count, b.block_count);
+  ASSERT_EQ(a.edge_count, b.edge_count);
+  ASSERT_EQ(a.rpo_count, b.rpo_count);
+  ASSERT_EQ(a.function_count, b.function_count);
+  ASSERT_EQ(a.call_count, b.call_count);
+  ASSERT_EQ(a.loop_count, b.loop_count);
+  EXPECT_TRUE(same_array(a.blocks, b.blocks, a.block_count)) << "blocks";
+  for (uint32_t e = 0; e < a.edge_count; ++e) {  // (field by field: Edge has padding)
+    EXPECT_EQ(a.edges[e].from, b.edges[e].from) << "edge " << e;
+    EXPECT_EQ(a.edges[e].to, b.edges[e].to) << "edge " << e;
+    EXPECT_EQ(a.edges[e].kind, b.edges[e].kind) << "edge " << e;
+  }
+  EXPECT_TRUE(same_array(a.succ_offsets, b.succ_offsets, a.block_count + 1)) << "succ_offsets";
+  EXPECT_TRUE(same_array(a.pred_offsets, b.pred_offsets, a.block_count + 1)) << "pred_offsets";
+  EXPECT_TRUE(same_array(a.pred_edges, b.pred_edges, a.edge_count)) << "pred_edges";
+  EXPECT_TRUE(same_array(a.rpo, b.rpo, a.rpo_count)) << "rpo";
+  EXPECT_TRUE(same_array(a.functions, b.functions, a.function_count)) << "functions";
+  EXPECT_TRUE(same_array(a.calls, b.calls, a.call_count)) << "calls";
+  EXPECT_TRUE(same_array(a.loops, b.loops, a.loop_count)) << "loops";
+  EXPECT_TRUE(same_array(a.loop_block_offsets, b.loop_block_offsets, a.loop_count + 1)) << "loop_block_offsets";
+  EXPECT_TRUE(same_array(a.back_edge_offsets, b.back_edge_offsets, a.loop_count + 1)) << "back_edge_offsets";
+  EXPECT_TRUE(same_array(a.exit_offsets, b.exit_offsets, a.loop_count + 1)) << "exit_offsets";
+  EXPECT_EQ(a.loop_blocks == nullptr, b.loop_blocks == nullptr);
+  EXPECT_EQ(a.exits == nullptr, b.exits == nullptr);
+  EXPECT_EQ(a.back_edges == nullptr, b.back_edges == nullptr);
+  EXPECT_EQ(a.lddw_count, b.lddw_count);
+  // (The straight-line shortcut leaves the tail bits null, which readers
+  // take as all zero.)
+  for (uint32_t w = 0; w < (a.insn_count + 63) / 64; ++w) {
+    EXPECT_EQ(a.lddw_tail_bits == nullptr ? 0 : a.lddw_tail_bits[w], b.lddw_tail_bits == nullptr ? 0 : b.lddw_tail_bits[w])
+        << "lddw_tail_bits word " << w;
+  }
+  EXPECT_EQ(a.max_call_depth, b.max_call_depth);
+  EXPECT_EQ(a.first_unreachable_pc, b.first_unreachable_pc);
+  EXPECT_EQ(a.dominators, b.dominators);
+}
+
+// Builds `insns` both ways, with unreachable code rejected and kept; true
+// when the shortcut's shape (at most 64 slots, no backward jump, no call)
+// applies, so that callers can count what they covered.
+bool expect_shortcut_matches(const std::vector<Insn>& insns) {
+  bool small = insns.size() <= 64 && insns.back().op == Op::exit;
+  for (uint32_t pc = 0; pc < insns.size(); ++pc) {
+    const Op op = insns[pc].op;
+    if (op == Op::call_local || op == Op::lddw_code_addr) small = false;
+    if ((op == Op::ja || is_conditional_jump(op)) && insns[pc].offset < 0) small = false;
+  }
+  for (const CfgOptions& options : {CfgOptions{}, keep_unreachable()}) {
+    const Built fast = build(insns, options);
+    const Built general = build_general(insns, options);
+    EXPECT_EQ(fast.result.error, general.result.error);
+    EXPECT_EQ(fast.result.pc, general.result.pc);
+    if (fast.result.ok() && general.result.ok()) expect_same_cfg(fast.cfg, general.cfg);
+    if (small && fast.result.ok()) {
+      EXPECT_LT(fast.peak, general.peak) << "the shortcut was not taken";
+    }
+  }
+  return small;
+}
+
+TEST(CfgShortcut, SmallForwardShortcutMatchesTheGeneralBuild) {
+  // Hand-written shapes: an if/else, an if without else, a chain of early
+  // exits, a lddw before and inside branches, unreachable code, a jump by
+  // 0, the 64-slot edge and one past it, a helper call between blocks.
+  std::vector<Asm> shapes(9);
+  shapes[0].mov(0, 10).jeq(0, 5, 4).mov(0, 0).ja(5).mov(0, 1).exit();
+  shapes[1].mov(0, 0).jeq(1, 0, 3).mov(0, 1).exit();
+  shapes[2].jeq(1, 0, 6).jeq(1, 1, 6).jeq(1, 2, 6).mov(0, 0).exit().exit().mov(0, 1).exit();
+  shapes[3].lddw(2, 7).jeq(2, 0, 6).lddw(3, 1).mov(0, 0).exit();
+  shapes[4].mov(0, 0).exit().mov(0, 1).exit();
+  shapes[5].mov(0, 0).jeq(1, 0, 2).ja(3).exit();
+  shapes[6].helper(1).jeq(0, 0, 4).helper(2).mov(0, 0).exit();
+  for (uint32_t i = 0; i < 31; ++i) shapes[7].jeq(1, static_cast<int32_t>(i), 62).mov(0, 1);
+  shapes[7].mov(0, 0).exit();  // 64 slots
+  for (uint32_t i = 0; i < 32; ++i) shapes[8].jeq(1, static_cast<int32_t>(i), 64).mov(0, 1);
+  shapes[8].exit();  // 65: past the shortcut
+  ASSERT_EQ(shapes[7].pc(), 64u);
+  ASSERT_EQ(shapes[8].pc(), 65u);
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(expect_shortcut_matches(shapes[i].insns), i != 8);
+  }
+  // Random ones, forward-only half of the time so that most take the shortcut.
+  std::mt19937 rng(77);
+  uint32_t small = 0, unreachable = 0;
+  for (uint32_t round = 0; round < 3000; ++round) {
+    std::vector<Insn> insns = random_program(rng, 2 + static_cast<uint32_t>(rng() % 70));
+    if (round % 2 == 0) {  // every jump retargeted forward, to a slot that is no lddw tail
+      const auto n = static_cast<uint32_t>(insns.size());
+      insns.back() = Insn{Op::exit, 0, 0, 0, 0, 0};
+      for (uint32_t pc = 0; pc + 1 < n; ++pc) {
+        Insn& insn = insns[pc];
+        if (insn.op != Op::ja && insn.op != Op::jeq64_imm) continue;
+        uint32_t to;
+        do {
+          to = pc + 1 + static_cast<uint32_t>(rng() % (n - pc - 1));
+        } while (insns[to].op == Op::lddw_tail);
+        insn.offset = static_cast<int32_t>(to - pc - 1);
+      }
+    }
+    small += expect_shortcut_matches(insns) ? 1 : 0;
+    unreachable += build(insns, keep_unreachable()).cfg.first_unreachable_pc != kNone ? 1 : 0;
+    if (HasFailure()) FAIL() << "round " << round;
+  }
+  EXPECT_GT(small, 800u);
+  EXPECT_GT(unreachable, 300u);
+}
+
+// Builds `a` in arenas of 0, 1, 2, ... bytes, each exactly that many on the
+// heap (so ASan sees any write past the arena), up to `limit`: every size
+// that fails must fail with out_of_memory, and the first that works must
+// be the build's peak. Returns that build (its arena size in Built::bound).
+Built smallest_build(const Asm& a, size_t limit) {
+  for (size_t size = 0;; ++size) {
+    Built built;
+    built.insns = a.insns;
+    built.bound = size;
+    built.memory.reset(new uint8_t[size == 0 ? 1 : size]);
+    Arena arena(built.memory.get(), size);
+    const Program program{built.insns.data(), a.pc()};
+    built.result = build_cfg(program, arena, built.cfg);
+    built.peak = arena.peak();
+    EXPECT_LE(built.peak, size);
+    if (built.result.ok()) {
+      EXPECT_EQ(built.peak, size);  // the first size that works is exactly the need
+      return built;
+    }
+    EXPECT_EQ(built.result.error, CfgError::out_of_memory) << "size " << size;
+    if (built.result.error != CfgError::out_of_memory || size >= limit) {
+      ADD_FAILURE() << "no size up to " << limit << " builds";
+      return built;
+    }
+  }
+}
+
+TEST(CfgShortcut, SmallForwardShortcutRunsOutOfMemoryCleanly) {
+  // Below its one block the shortcut reports out_of_memory, whatever the
+  // size; the first size that works is its whole need, below the general
+  // build's.
+  Asm a;
+  a.mov(0, 10).jeq(0, 5, 4).lddw(1, 2).ja(5).mov(0, 1).exit();
+  const Built general = build_general(a.insns);
+  ASSERT_TRUE(general.result.ok());
+  const Built smallest = smallest_build(a, general.peak);
+  ASSERT_TRUE(smallest.result.ok());
+  EXPECT_LT(smallest.bound, general.peak);
+  expect_same_cfg(smallest.cfg, general.cfg);
+}
+
 // ---- Scale, memory and cost.
 
 TEST(CfgScale, MillionInstructionStraightLine) {
@@ -1083,24 +1258,12 @@ TEST(CfgMemory, EveryArenaSizeBelowTheNeedIsOutOfMemory) {
   const Built reference_build = build(a);
   ASSERT_TRUE(reference_build.result.ok()) << cfg_error_name(reference_build.result.error);
   ASSERT_EQ(reference_build.cfg.loop_count, 2u);
-  const Program program{a.insns.data(), a.pc()};
-  for (size_t size = 0;; ++size) {
-    // Exactly `size` bytes on the heap, so ASan sees any write past the arena.
-    std::unique_ptr<uint8_t[]> memory(new uint8_t[size == 0 ? 1 : size]);
-    Arena arena(memory.get(), size);
-    Cfg cfg;
-    const CfgResult result = build_cfg(program, arena, cfg);
-    EXPECT_LE(arena.peak(), size);
-    if (result.ok()) {
-      EXPECT_EQ(cfg.block_count, reference_build.cfg.block_count);
-      EXPECT_EQ(cfg.loop_count, 2u);
-      EXPECT_EQ(arena.peak(), size);  // the first size that works is exactly the need
-      EXPECT_LE(size, cfg_arena_bound(a.pc()));
-      break;
-    }
-    ASSERT_EQ(result.error, CfgError::out_of_memory) << "size " << size;
-    ASSERT_LT(size, cfg_arena_bound(a.pc())) << "the bound must always be enough";
-  }
+  // The bound must always be enough.
+  const Built smallest = smallest_build(a, cfg_arena_bound(a.pc()));
+  ASSERT_TRUE(smallest.result.ok());
+  EXPECT_EQ(smallest.cfg.block_count, reference_build.cfg.block_count);
+  EXPECT_EQ(smallest.cfg.loop_count, 2u);
+  EXPECT_LE(smallest.bound, cfg_arena_bound(a.pc()));
 }
 
 TEST(CfgMemory, ArenaBoundIsTheDocumentedFormula) {

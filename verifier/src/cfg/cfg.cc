@@ -804,6 +804,198 @@ bool build_straight_line(const Program& program, Arena& arena, Cfg& cfg, CfgResu
   return true;
 }
 
+// A small forward program: at most 64 slots (each bitset one word), every
+// jump forward (offset >= 0, so its target is after it), no call_local and
+// no lddw code_addr (one function, no call site). Its graph is built here
+// in one arena block, from a word of leaders, without phases 1-5's separate
+// bitsets, ranks, temporaries and per-function loops, whose fixed cost was
+// most of verifying such a program. False, having written nothing, when
+// the program is not of that shape (or breaks a guarantee of decode(),
+// which the general build then reports); it is then built as any other.
+// Why the graph is the one build_phases builds, field for field:
+//  - the scan marks the same leaders (slot 0, jump targets, the slot after
+//    a jump or exit) and lddw tails, and lays out the same blocks and edges
+//    in the same order (phase 1's loop over the leaders, with block_at a
+//    count of the leaders up to the target: the same rank);
+//  - every edge goes forward in pc order (a fall to the next block, a jump
+//    to a later slot), so no edge reaches a block on the DFS stack (those
+//    are all earlier): phase 2's DFS, run here the same way (last edge
+//    first, post-order written from the end), counts no retreating edge;
+//  - phase 3 with one function and no call site: depth 1, max_call_depth
+//    1 (never past a limit, which is 0 or at least 1), and the first
+//    unreachable block as check_calls finds it;
+//  - phase 4 runs only for a retreating edge, and phase 5 takes no_loops:
+//    the loop arrays empty, their offsets 0, no dominators.
+// cfg_test's SmallForwardShortcutMatchesTheGeneralBuild compares every
+// array with build_cfg_general's on its programs and random ones, and
+// fuzz_cfg on every input it decodes.
+bool build_small(const Program& program, const CfgOptions& options, Arena& arena, Cfg& cfg, CfgResult& result) {
+  const Insn* insns = program.insns;
+  const uint32_t n = program.count;
+  if (n > 64 || insns[n - 1].op != Op::exit) return false;
+  uint64_t leaders = 1, tails = 0;
+  uint32_t conditionals = 0, exits = 0, lddws = 0;
+  for (uint32_t pc = 0; pc < n; ++pc) {
+    const Op op = insns[pc].op;
+    if (!is_control_or_lddw(op)) continue;
+    if (is_lddw(op)) {
+      if (op == Op::lddw_code_addr || pc + 1 >= n || insns[pc + 1].op != Op::lddw_tail) return false;
+      tails |= uint64_t{1} << (pc + 1);
+      ++lddws;
+      ++pc;
+      continue;
+    }
+    if (op == Op::exit) {
+      ++exits;
+    } else if (op == Op::ja || is_conditional_jump(op)) {
+      if (insns[pc].offset < 0) return false;
+      const int64_t to = target_of(insns[pc], pc, n);
+      if (to < 0 || insns[to].op == Op::lddw_tail) return false;
+      conditionals += op == Op::ja ? 0 : 1;
+      leaders |= uint64_t{1} << to;
+    } else if (op == Op::call_helper || op == Op::callx) {
+      continue;  // neither ends a block
+    } else {
+      return false;  // call_local, or a lddw tail without its lddw
+    }
+    if (pc + 1 < n) leaders |= uint64_t{1} << (pc + 1);
+  }
+  // Every exit and conditional jump ends a block (the slot after it leads
+  // one, or it is the last), as in phase 1's count.
+  const uint32_t block_count = bit_count(leaders);
+  const uint32_t edge_count = block_count + conditionals - exits;
+  // One block, laid out here rather than by a Carve (whose sizing pass
+  // and rounding were a tenth of this function): the tail word, then
+  // arrays whose elements are all 4-byte fields, so none needs padding.
+  // The loop arrays are empty; their three offset arrays, each [0] = 0,
+  // share one zero entry, at which the empty arrays point too (a reader
+  // takes none of their entries).
+  static_assert(alignof(Cfg::Function) == 4 && alignof(Cfg::Block) == 4 && alignof(Cfg::Edge) == 4);
+  static_assert(sizeof(Cfg::Function) % 4 == 0 && sizeof(Cfg::Block) % 4 == 0 && sizeof(Cfg::Edge) % 4 == 0);
+  const size_t bytes = sizeof(uint64_t) + sizeof(Cfg::Function) + sizeof(Cfg::Block) * block_count +
+                       sizeof(uint32_t) * (3 * size_t{block_count} + 2) +  // succ_offsets, rpo, pred_offsets
+                       (sizeof(Cfg::Edge) + sizeof(uint32_t)) * edge_count + sizeof(uint32_t);  // edges, pred_edges, zero
+  uint64_t* const tail_bits = arena.allocate_uninitialized<uint64_t>((bytes + 7) / 8);
+  if (tail_bits == nullptr) {
+    result = kOutOfMemory;
+    return true;
+  }
+#ifndef NDEBUG
+  __builtin_memset(tail_bits, 0xa5, (bytes + 7) / 8 * 8);  // as carve_uninitialized's debug pattern
+#endif
+  auto* place = reinterpret_cast<uint8_t*>(tail_bits + 1);
+  const auto take = [&place]<class T>(T*& out, size_t count) {
+    out = reinterpret_cast<T*>(place);
+    place += sizeof(T) * count;
+  };
+  take(cfg.functions, 1);
+  take(cfg.blocks, block_count);
+  take(cfg.succ_offsets, block_count + size_t{1});
+  take(cfg.rpo, block_count);
+  take(cfg.edges, edge_count);
+  take(cfg.pred_offsets, block_count + size_t{1});
+  take(cfg.pred_edges, edge_count);
+  uint32_t* zero = nullptr;
+  take(zero, 1);
+  *zero = 0;
+  cfg.calls = reinterpret_cast<Cfg::CallSite*>(zero);
+  cfg.loops = reinterpret_cast<Cfg::Loop*>(zero);
+  cfg.back_edges = zero;
+  cfg.back_edge_offsets = zero;
+  cfg.loop_block_offsets = zero;
+  cfg.exit_offsets = zero;
+  *tail_bits = tails;
+  cfg.lddw_tail_bits = tail_bits;
+  cfg.lddw_count = lddws;
+  cfg.function_count = 1;
+  cfg.block_count = block_count;
+  cfg.edge_count = edge_count;
+  Cfg::Block* const blocks = cfg.blocks;
+  Cfg::Edge* const edges = cfg.edges;
+  uint32_t* const succ = cfg.succ_offsets;
+  uint32_t* const pred_offsets = cfg.pred_offsets;
+  for (uint32_t b = 0; b <= block_count; ++b) pred_offsets[b] = 0;
+  // The block holding slot pc: the leaders up to pc, less one.
+  const auto block_at = [&](uint32_t pc) { return bit_count(leaders & ((uint64_t{2} << pc) - 1)) - 1; };
+  uint32_t e = 0;
+  succ[0] = 0;
+  uint64_t rest = leaders;
+  for (uint32_t b = 0; b < block_count; ++b) {
+    const auto first = static_cast<uint32_t>(__builtin_ctzll(rest));
+    rest &= rest - 1;
+    const uint32_t next_first = rest == 0 ? n : static_cast<uint32_t>(__builtin_ctzll(rest));
+    blocks[b] = {first, next_first - 1, 0, kNone, kNone, kNone, 0, 0};
+    const uint32_t pc = terminator_pc(cfg, b);
+    const Op op = insns[pc].op;
+    if (op == Op::ja || is_conditional_jump(op)) {
+      const uint32_t to = block_at(target(insns[pc], pc));
+      if (op != Op::ja) {
+        edges[e++] = {b, b + 1, Cfg::EdgeKind::not_taken};
+        ++pred_offsets[b + 1];
+      }
+      edges[e++] = {b, to, op == Op::ja ? Cfg::EdgeKind::jump : Cfg::EdgeKind::taken};
+      ++pred_offsets[to];
+    } else if (op != Op::exit) {
+      edges[e++] = {b, b + 1, Cfg::EdgeKind::fall};
+      ++pred_offsets[b + 1];
+    }
+    succ[b + 1] = e;
+  }
+  // Predecessors: phase 1's counting sort.
+  for (uint32_t t = 0, sum = 0; t < block_count; ++t) {
+    sum += pred_offsets[t];
+    pred_offsets[t] = sum;
+  }
+  pred_offsets[block_count] = edge_count;
+  for (e = edge_count; e-- > 0;) cfg.pred_edges[--pred_offsets[edges[e].to]] = e;
+
+  // Phase 2's DFS (see build_rpo), its stack here: at most 64 blocks.
+  constexpr uint32_t kOnStack = kNone - 1;
+  Frame stack[64];
+  uint32_t* const rpo = cfg.rpo;
+  uint32_t at = block_count, depth = 0;
+  uint32_t node = 0, cursor = succ[1];
+  const Cfg::Edge* out = edges;
+  blocks[0].rpo = kOnStack;
+  for (;;) {
+    if (cursor == 0) {
+      rpo[--at] = node;
+      blocks[node].rpo = at;
+      if (depth == 0) break;
+      --depth;
+      node = stack[depth].node;
+      cursor = stack[depth].cursor;
+      out = edges + succ[node];
+      continue;
+    }
+    const uint32_t to = out[--cursor].to;
+    if (blocks[to].rpo != kNone) continue;  // done: forward edges never reach one on the stack
+    blocks[to].rpo = kOnStack;
+    stack[depth++] = {node, cursor};
+    node = to;
+    cursor = succ[to + 1] - succ[to];
+    out = edges + succ[to];
+  }
+  const uint32_t count = block_count - at;
+  for (uint32_t i = 0; at != 0 && i < count; ++i) {  // blocks no path reaches left the order short
+    const uint32_t b = rpo[at + i];
+    rpo[i] = b;
+    blocks[b].rpo = i;
+  }
+  cfg.rpo_count = count;
+  cfg.functions[0] = {0, n, 0, block_count, 0, count, 0, 0, 1};
+  cfg.max_call_depth = 1;
+  result = {};
+  for (uint32_t b = 0; count != block_count && b < block_count; ++b) {
+    if (!cfg.reachable(b)) {
+      cfg.first_unreachable_pc = blocks[b].first;
+      if (options.reject_unreachable) result = fail(CfgError::unreachable, cfg.first_unreachable_pc);
+      break;
+    }
+  }
+  return true;
+}
+
 // Phases 1-5, for any program but a straight line. Not inlined into
 // build_cfg: the registers its loops need would make every call save and
 // restore them, a straight line's included.
@@ -819,6 +1011,15 @@ bool build_straight_line(const Program& program, Arena& arena, Cfg& cfg, CfgResu
   return result;
 }
 
+// Any program but a straight line: the small forward shortcut, else the
+// phases. Not inlined into build_cfg, for the reason build_phases is not.
+[[gnu::noinline]] CfgResult build_branchy(const Program& program, const CfgOptions& options, Arena& arena,
+                                          Cfg& cfg) {
+  CfgResult result;
+  if (build_small(program, options, arena, cfg, result)) return result;
+  return build_phases(program, options, arena, cfg);
+}
+
 }  // namespace
 
 CfgResult build_cfg(const Program& program, const CfgOptions& options, Arena& arena, Cfg& out) {
@@ -832,6 +1033,15 @@ CfgResult build_cfg(const Program& program, const CfgOptions& options, Arena& ar
   cfg.insn_count = program.count;
   CfgResult result;
   if (build_straight_line(program, arena, cfg, result)) return result;
+  return build_branchy(program, options, arena, cfg);
+}
+
+CfgResult build_cfg_general(const Program& program, const CfgOptions& options, Arena& arena, Cfg& out) {
+  if (program.insns == nullptr || program.count == 0) return broken_contract(0);
+  Cfg& cfg = out;
+  if (cfg.insns != nullptr) cfg = Cfg{};
+  cfg.insns = program.insns;
+  cfg.insn_count = program.count;
   return build_phases(program, options, arena, cfg);
 }
 

@@ -240,6 +240,11 @@ inline uint32_t lddw_tails_in_block(const Cfg& cfg, uint32_t b) {
 [[nodiscard]] inline CfgResult build_cfg(const Program& program, Arena& arena, Cfg& out) {
   return build_cfg(program, CfgOptions{}, arena, out);
 }
+// build_cfg without its shortcuts (a straight line, a small forward
+// program): phases 1-5 for every program. For tests that compare the
+// shortcuts with the general build; the same graph and result.
+[[nodiscard]] CfgResult build_cfg_general(const Program& program, const CfgOptions& options, Arena& arena,
+                                          Cfg& out);
 
 // Upper bound on the arena bytes build_cfg takes (its peak, temporaries
 // included) for a program of n = `insn_count` slots: 204 n + 276, from
