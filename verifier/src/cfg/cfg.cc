@@ -306,6 +306,50 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
   return {};
 }
 
+// Marks a block on the DFS stack: never an RPO index, those being below
+// block_count (build_rpo refuses a count this large; build_small has at
+// most 64 blocks).
+constexpr uint32_t kOnStack = kNone - 1;
+
+// Phase 2's walk of one function from `entry`: its post-order written from
+// `end` down into rpo (each block's index stored as it finishes), edges to
+// a block still on the stack counted in `retreating`; returns where the
+// order begins. The block being walked (its node, the edges it has left)
+// stays in registers: `stack` holds only the blocks below it, pushed when a
+// successor is entered and resumed when that one finishes. Inline in both
+// builders: a call per function costs a tiny program more than the walk.
+[[gnu::always_inline]] inline uint32_t post_order(Cfg::Block* blocks, const Cfg::Edge* edges, const uint32_t* succ,
+                                                  uint32_t* rpo, Frame* stack, uint32_t entry, uint32_t end,
+                                                  uint32_t& retreating) {
+  uint32_t at = end, depth = 0;
+  uint32_t node = entry, cursor = succ[entry + 1] - succ[entry];
+  const Cfg::Edge* out = edges + succ[entry];
+  blocks[entry].rpo = kOnStack;
+  for (;;) {
+    if (cursor == 0) {  // node finishes
+      rpo[--at] = node;
+      blocks[node].rpo = at;
+      if (depth == 0) return at;
+      --depth;
+      node = stack[depth].node;
+      cursor = stack[depth].cursor;
+      out = edges + succ[node];
+      continue;
+    }
+    const uint32_t to = out[--cursor].to;
+    const uint32_t seen = blocks[to].rpo;
+    if (seen != kNone) {
+      retreating += seen == kOnStack ? 1 : 0;
+      continue;
+    }
+    blocks[to].rpo = kOnStack;
+    stack[depth++] = {node, cursor};
+    node = to;
+    cursor = succ[to + 1] - succ[to];
+    out = edges + succ[to];
+  }
+}
+
 // Phase 2. Successors are visited last edge first so that, for an if/else,
 // the RPO follows the pc order. `retreating` counts the edges to a block
 // still on the DFS stack: the DFS's back edges, which are exactly the
@@ -315,22 +359,16 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
 // Cfg::rpo down, so that when every block is reachable it is the RPO at
 // once, each block's index known when it finishes.
 CfgResult build_rpo(Arena& arena, Cfg& cfg, uint32_t& retreating) {
-  // Marks a block on the stack: never an RPO index, those being below
-  // block_count (so this cannot fail: cfg_arena_bound of that many slots
-  // is hundreds of gigabytes).
-  constexpr uint32_t kOnStack = kNone - 1;
+  // (This cannot fail: cfg_arena_bound of that many slots is hundreds of
+  // gigabytes.)
   if (cfg.block_count >= kOnStack) return kOutOfMemory;
   const size_t mark = arena.mark();
   Frame* stack = arena.allocate_uninitialized<Frame>(cfg.block_count);  // each frame written when pushed
   if (stack == nullptr) return kOutOfMemory;
   uint32_t total = 0;
   retreating = 0;
-  // The arrays in locals (stores through them could otherwise alias cfg's
-  // fields for the compiler), and the block being walked (its node, its
-  // next edge, the edges left) in registers: `stack` holds only the blocks
-  // below it, each with the edges it has left, pushed when a successor is
-  // entered and resumed when that one finishes. The same walk as a stack
-  // whose top is read from memory at every step.
+  // The arrays in locals: stores through them could otherwise alias cfg's
+  // fields for the compiler.
   Cfg::Block* const blocks = cfg.blocks;
   const Cfg::Edge* const edges = cfg.edges;
   const uint32_t* const succ = cfg.succ_offsets;
@@ -339,33 +377,7 @@ CfgResult build_rpo(Arena& arena, Cfg& cfg, uint32_t& retreating) {
     Cfg::Function& function = cfg.functions[f];
     const uint32_t entry = function.first_block;
     const uint32_t end = total + function.block_count;  // (total <= first_block: end <= block_count)
-    uint32_t at = end, depth = 0;
-    uint32_t node = entry, cursor = succ[entry + 1] - succ[entry];
-    const Cfg::Edge* out = edges + succ[entry];
-    blocks[entry].rpo = kOnStack;
-    for (;;) {
-      if (cursor == 0) {  // node finishes
-        rpo[--at] = node;
-        blocks[node].rpo = at;
-        if (depth == 0) break;
-        --depth;
-        node = stack[depth].node;
-        cursor = stack[depth].cursor;
-        out = edges + succ[node];
-        continue;
-      }
-      const uint32_t to = out[--cursor].to;
-      const uint32_t seen = blocks[to].rpo;
-      if (seen != kNone) {
-        retreating += seen == kOnStack ? 1 : 0;
-        continue;
-      }
-      blocks[to].rpo = kOnStack;
-      stack[depth++] = {node, cursor};
-      node = to;
-      cursor = succ[to + 1] - succ[to];
-      out = edges + succ[to];
-    }
+    const uint32_t at = post_order(blocks, edges, succ, rpo, stack, entry, end, retreating);
     // Blocks that no path reaches leave the order short: move it down.
     const uint32_t count = end - at;
     for (uint32_t i = 0; at != total && i < count; ++i) {
@@ -949,33 +961,12 @@ bool build_small(const Program& program, const CfgOptions& options, Arena& arena
   pred_offsets[block_count] = edge_count;
   for (e = edge_count; e-- > 0;) cfg.pred_edges[--pred_offsets[edges[e].to]] = e;
 
-  // Phase 2's DFS (see build_rpo), its stack here: at most 64 blocks.
-  constexpr uint32_t kOnStack = kNone - 1;
+  // Phase 2's DFS, its stack here: at most 64 blocks. Forward edges never
+  // reach a block on the stack, so nothing retreats.
   Frame stack[64];
   uint32_t* const rpo = cfg.rpo;
-  uint32_t at = block_count, depth = 0;
-  uint32_t node = 0, cursor = succ[1];
-  const Cfg::Edge* out = edges;
-  blocks[0].rpo = kOnStack;
-  for (;;) {
-    if (cursor == 0) {
-      rpo[--at] = node;
-      blocks[node].rpo = at;
-      if (depth == 0) break;
-      --depth;
-      node = stack[depth].node;
-      cursor = stack[depth].cursor;
-      out = edges + succ[node];
-      continue;
-    }
-    const uint32_t to = out[--cursor].to;
-    if (blocks[to].rpo != kNone) continue;  // done: forward edges never reach one on the stack
-    blocks[to].rpo = kOnStack;
-    stack[depth++] = {node, cursor};
-    node = to;
-    cursor = succ[to + 1] - succ[to];
-    out = edges + succ[to];
-  }
+  uint32_t retreating = 0;
+  const uint32_t at = post_order(blocks, edges, succ, rpo, stack, 0, block_count, retreating);
   const uint32_t count = block_count - at;
   for (uint32_t i = 0; at != 0 && i < count; ++i) {  // blocks no path reaches left the order short
     const uint32_t b = rpo[at + i];
@@ -1020,29 +1011,29 @@ bool build_small(const Program& program, const CfgOptions& options, Arena& arena
   return build_phases(program, options, arena, cfg);
 }
 
+// Built in place: a fresh Cfg is already empty, and clearing one (GCC
+// zeroes a struct this size with `rep stos`) costs as much as the whole
+// graph of a tiny program. One that a build filled before is cleared.
+void start_in_place(const Program& program, Cfg& cfg) {
+  if (cfg.insns != nullptr) cfg = Cfg{};
+  cfg.insns = program.insns;
+  cfg.insn_count = program.count;
+}
+
 }  // namespace
 
 CfgResult build_cfg(const Program& program, const CfgOptions& options, Arena& arena, Cfg& out) {
   if (program.insns == nullptr || program.count == 0) return broken_contract(0);
-  // Built in place: a fresh Cfg is already empty, and clearing one (GCC
-  // zeroes a struct this size with `rep stos`) costs as much as the whole
-  // graph of a tiny program. One that build_cfg filled before is cleared.
-  Cfg& cfg = out;
-  if (cfg.insns != nullptr) cfg = Cfg{};
-  cfg.insns = program.insns;
-  cfg.insn_count = program.count;
+  start_in_place(program, out);
   CfgResult result;
-  if (build_straight_line(program, arena, cfg, result)) return result;
-  return build_branchy(program, options, arena, cfg);
+  if (build_straight_line(program, arena, out, result)) return result;
+  return build_branchy(program, options, arena, out);
 }
 
 CfgResult build_cfg_general(const Program& program, const CfgOptions& options, Arena& arena, Cfg& out) {
   if (program.insns == nullptr || program.count == 0) return broken_contract(0);
-  Cfg& cfg = out;
-  if (cfg.insns != nullptr) cfg = Cfg{};
-  cfg.insns = program.insns;
-  cfg.insn_count = program.count;
-  return build_phases(program, options, arena, cfg);
+  start_in_place(program, out);
+  return build_phases(program, options, arena, out);
 }
 
 size_t cfg_arena_bound(uint32_t insn_count) {
