@@ -1675,9 +1675,11 @@ TEST(ElfCorpus, EveryObjectLoads) {
 }
 
 // The linked output of every ebpf-samples object (valid or not, with and
-// without .text programs), digested per object and compared with
+// without .text programs; instructions, functions and line info), digested
+// per object and compared with
 // data/ebpf-samples-linked.txt, which was recorded with the loader's
-// previous linking algorithm (every placed function walked twice). A
+// previous algorithms (every placed function walked twice, the line info
+// always heap-sorted). A
 // change to how the loader links must leave every program's instructions,
 // functions, counts and status byte-identical. Set KEEL_RECORD_LINKED to a
 // path to write the digests there instead (to re-record after an
@@ -1714,6 +1716,15 @@ uint64_t linked_digest(const Loaded& loaded) {
       h = fnv1a_value(h, fn.section_slot);
       h = fnv1a_value(h, fn.pc);
       h = fnv1a_value(h, fn.slots);
+    }
+    h = fnv1a_value(h, p.line_count);
+    for (uint32_t l = 0; l < p.line_count; ++l) {
+      const SourceLine& line = p.lines[l];
+      h = fnv1a_value(h, line.pc);
+      h = fnv1a(h, line.file == nullptr ? "(null)" : line.file);
+      h = fnv1a(h, line.text == nullptr ? "(null)" : line.text);
+      h = fnv1a_value(h, line.line);
+      h = fnv1a_value(h, line.column);
     }
   }
   return h;
