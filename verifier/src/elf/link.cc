@@ -51,12 +51,21 @@ class Linker {
   ElfResult fail(ElfError error, uint32_t section, uint64_t offset, uint64_t value = 0) const {
     return error_at(file_, error, section, offset, value);
   }
-  // make_link_scratch sized `patches` for every relocation and every
-  // BPF-to-BPF call of the object, and a program places each function at
-  // most once, so this never overflows; the check keeps a broken bound from
-  // writing past the array.
+  // The next patch, growing the array (twice the size, from the arena) when
+  // it is full; nullptr when the arena is. The array lives in the scratch,
+  // reused by the object's later programs, so the arrays left behind by
+  // growing add up to less than the last one.
   Patch* record(Patch::Kind kind, uint32_t pc) {
-    if (scratch_.patch_count >= scratch_.patch_capacity) return nullptr;
+    if (scratch_.patch_count == scratch_.patch_capacity) {
+      const uint64_t capacity = scratch_.patch_capacity * 2 + 16;
+      // Entries [0, patch_count) are copied; the rest are written before
+      // they are read (only [0, patch_count) is ever read).
+      Patch* grown = arena_.allocate_uninitialized<Patch>(capacity);
+      if (grown == nullptr) return nullptr;
+      if (scratch_.patch_count != 0) __builtin_memcpy(grown, scratch_.patches, scratch_.patch_count * sizeof(Patch));
+      scratch_.patches = grown;
+      scratch_.patch_capacity = capacity;
+    }
     Patch* p = &scratch_.patches[scratch_.patch_count++];
     p->kind = kind;
     p->pc = pc;
@@ -104,12 +113,10 @@ ElfResult Linker::walk(const LinkScratch::Placed& placed) {
   const uint64_t first =
       partition_index(in_.relocations.first[f.section], last, [&](uint64_t i) { return refs[i].offset < begin; });
   // The slots a relocation patches, in ascending order (the relocations are
-  // sorted by offset): at most one per relocation from `first` on. Every
-  // entry read below (relocated[0 .. relocated_count)) was written first, so
-  // the array needs no zeroing.
-  const size_t mark = arena_.mark();
-  uint32_t* relocated = arena_.allocate_uninitialized<uint32_t>(last - first);
-  if (relocated == nullptr && last != first) return fail(ElfError::out_of_memory, 0, 0);
+  // sorted by offset): at most one per relocation of the section from
+  // `first` on, which make_link_scratch sized scratch_.relocated for. Only
+  // entries written here are read.
+  uint32_t* relocated = scratch_.relocated;
   uint32_t relocated_count = 0;
   ElfResult result;
   for (uint64_t i = first; i < last && refs[i].offset < end && result.ok(); ++i) {
@@ -292,7 +299,6 @@ ElfResult Linker::walk(const LinkScratch::Placed& placed) {
   // its functions' counts (the opcodes are the section's: patches never
   // change byte 0).
   instruction_count_ += f.slots - lddw_count;
-  arena_.release_to(mark);
   return result;
 }
 
@@ -344,20 +350,20 @@ ElfResult make_link_scratch(const LinkInputs& in, Arena& arena, LinkScratch& out
     return error_at(in.file, ElfError::out_of_memory, 0, 0);
   for (uint32_t i = 0; i < function_count; ++i) out.placed_of[i] = -1;
   out.placed_count = 0;
-  // A program's walk records at most one patch per relocation of a placed
-  // function and one per BPF-to-BPF call without a relocation; it places
-  // each function once, so every relocation of code plus every pseudo call
-  // of every function bounds it.
-  uint64_t capacity = in.relocations.first[in.file.section_count];
-  for (uint32_t i = 0; i < function_count; ++i) {
-    const Function& f = in.functions.functions[i];
-    const uint8_t* code = in.file.sections[f.section].data + uint64_t{f.start} * 8;
-    for (uint32_t local = 0; local < f.slots; ++local)
-      capacity += code[uint64_t{local} * 8] == kOpCall && (code[uint64_t{local} * 8 + 1] >> 4) == kPseudoCall;
+  // The relocated slots of one walk: at most the relocations of the
+  // largest code section. The patches start with room for every code
+  // relocation and grow when unrelocated calls need more (Linker::record).
+  uint64_t largest = 0;
+  for (uint32_t sec = 0; sec < in.file.section_count; ++sec) {
+    const uint64_t n = in.relocations.first[sec + 1] - in.relocations.first[sec];
+    if (n > largest) largest = n;
   }
-  // Every entry read (patches[0 .. patch_count)) is written by the walk first.
+  out.relocated = arena.allocate_uninitialized<uint32_t>(largest);
+  const uint64_t capacity = in.relocations.first[in.file.section_count] + 16;
+  // Only entries written first are read (patches[0 .. patch_count)).
   out.patches = arena.allocate_uninitialized<LinkScratch::Patch>(capacity);
-  if (out.patches == nullptr && capacity != 0) return error_at(in.file, ElfError::out_of_memory, 0, 0);
+  if (out.patches == nullptr || (out.relocated == nullptr && largest != 0))
+    return error_at(in.file, ElfError::out_of_memory, 0, 0);
   out.patch_capacity = capacity;
   out.patch_count = 0;
   return {};

@@ -149,7 +149,7 @@ struct LinkInputs {
 };
 
 // Scratch that linking reuses from one program to the next (sized by the
-// object's functions, relocations and calls).
+// object's functions and relocations; the patches grow).
 struct LinkScratch {
   struct Placed {
     uint32_t function;
@@ -177,6 +177,7 @@ struct LinkScratch {
   Placed* placed = nullptr;
   uint32_t placed_count = 0;
   int32_t* placed_of = nullptr;  // per function: index into placed, -1
+  uint32_t* relocated = nullptr;  // of the function being walked
   Patch* patches = nullptr;      // of the program being linked, in walk order
   uint64_t patch_count = 0;
   uint64_t patch_capacity = 0;
