@@ -40,6 +40,7 @@ class Linker {
       : in_(in), file_(in.file), scratch_(scratch), arena_(arena), program_(program) {}
 
   ElfResult place(uint32_t section, uint64_t slot, uint32_t from_section, uint64_t from_offset, uint32_t& pc);
+  ElfResult call(uint32_t section, uint64_t slot, uint32_t from_section, uint64_t from_offset, uint32_t pc);
   ElfResult walk(const LinkScratch::Placed& placed);
   ElfResult write(uint8_t* out) const;
   uint32_t total_slots() const { return total_slots_; }
@@ -96,6 +97,17 @@ ElfResult Linker::place(uint32_t section, uint64_t slot, uint32_t from_section, 
     total_slots_ += f->slots;
   }
   pc = static_cast<uint32_t>(scratch_.placed[scratch_.placed_of[id]].pc + (slot - f->start));
+  return {};
+}
+
+// A BPF-to-BPF call at `pc` of (section, slot): places the callee and
+// records the call's imm, relative to the next slot.
+ElfResult Linker::call(uint32_t section, uint64_t slot, uint32_t from_section, uint64_t from_offset, uint32_t pc) {
+  uint32_t target_pc = 0;
+  KEEL_TRY(place(section, slot, from_section, from_offset, target_pc));
+  Patch* p = record(Patch::imm_only, pc);
+  if (p == nullptr) return fail(ElfError::out_of_memory, 0, 0);
+  p->imm = static_cast<int32_t>(int64_t{target_pc} - pc - 1);
   return {};
 }
 
@@ -183,20 +195,13 @@ ElfResult Linker::walk(const LinkScratch::Placed& placed) {
         break;
       }
       const uint64_t target = sym.value + (r.rela ? addend : static_cast<uint64_t>((int64_t{imm} + 1) * 8));
-      uint32_t target_pc = 0;
       if (target % 8 != 0 || in_.index.kinds[sym.shndx] != SectionKind::code) {
         result = fail(ElfError::bad_call, rel, at, r.symbol);
         result.symbol = sym.name;
         break;
       }
-      result = place(sym.shndx, target / 8, rel, at, target_pc);
+      result = call(sym.shndx, target / 8, rel, at, pc);
       if (!result.ok()) break;
-      Patch* p = record(Patch::imm_only, pc);
-      if (p == nullptr) {
-        result = fail(ElfError::out_of_memory, 0, 0);
-        break;
-      }
-      p->imm = static_cast<int32_t>(int64_t{target_pc} - pc - 1);
       continue;
     }
     // R_BPF_64_64: a lddw whose imm is a map, global data or a function.
@@ -260,7 +265,8 @@ ElfResult Linker::walk(const LinkScratch::Placed& placed) {
   // Linux refuses its imm as a map fd (resolve_pseudo_ldimm64).
   uint32_t next = 0;  // the first relocated[] entry not below `local`
   uint32_t lddw_count = 0;
-  for (uint32_t local = 0; local < f.slots && result.ok(); ++local) {
+  // (Every failure below breaks out; a failed relocation skips the scan.)
+  for (uint32_t local = 0; local < (result.ok() ? f.slots : 0); ++local) {
     const uint8_t* insn = code + uint64_t{local} * 8;
     if (insn[0] != kOpLddw && insn[0] != kOpCall) continue;  // nothing below looks at other opcodes
     const uint64_t at = begin + uint64_t{local} * 8;
@@ -279,20 +285,12 @@ ElfResult Linker::walk(const LinkScratch::Placed& placed) {
     }
     if ((insn[1] >> 4) != kPseudoCall || is_relocated) continue;
     const int64_t target = int64_t{f.start} + local + 1 + bytes::load<int32_t>(insn + 4);
-    const uint32_t pc = placed.pc + local;
-    uint32_t target_pc = 0;
     if (target < 0) {
       result = fail(ElfError::bad_call, f.section, at);
       break;
     }
-    result = place(f.section, static_cast<uint64_t>(target), f.section, at, target_pc);
+    result = call(f.section, static_cast<uint64_t>(target), f.section, at, placed.pc + local);
     if (!result.ok()) break;
-    Patch* p = record(Patch::imm_only, pc);
-    if (p == nullptr) {
-      result = fail(ElfError::out_of_memory, 0, 0);
-      break;
-    }
-    p->imm = static_cast<int32_t>(int64_t{target_pc} - pc - 1);
   }
   // The instructions of the function: a lddw takes two slots. When the walk
   // succeeds no lddw ends the function, so the program's count is the sum of
