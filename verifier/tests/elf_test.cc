@@ -1674,6 +1674,111 @@ TEST(ElfCorpus, EveryObjectLoads) {
               objects, programs, agreeing, counted, strict_failures);
 }
 
+// The linked output of every ebpf-samples object (valid or not, with and
+// without .text programs; instructions, functions and line info), digested
+// per object and compared with
+// data/ebpf-samples-linked.txt, which was recorded with the loader's
+// previous algorithms (every placed function walked twice, the line info
+// always heap-sorted). A
+// change to how the loader links must leave every program's instructions,
+// functions, counts and status byte-identical. Set KEEL_RECORD_LINKED to a
+// path to write the digests there instead (to re-record after an
+// intended change).
+uint64_t fnv1a(uint64_t h, const void* data, size_t size) {
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  for (size_t i = 0; i < size; ++i) h = (h ^ bytes[i]) * 0x100000001b3ull;
+  return h;
+}
+uint64_t fnv1a(uint64_t h, const std::string& s) { return fnv1a(h, s.c_str(), s.size() + 1); }
+template <class T>
+uint64_t fnv1a_value(uint64_t h, T value) { return fnv1a(h, &value, sizeof value); }
+
+uint64_t linked_digest(const Loaded& loaded) {
+  uint64_t h = fnv1a(0xcbf29ce484222325ull, describe_result(loaded.result));
+  if (!loaded.result.ok()) return h;
+  const Object& o = loaded.object;
+  h = fnv1a_value(h, o.program_count);
+  for (uint32_t i = 0; i < o.program_count; ++i) {
+    const ElfProgram& p = o.programs[i];
+    h = fnv1a(h, p.name);
+    h = fnv1a(h, p.section);
+    h = fnv1a(h, describe_result(p.status));
+    h = fnv1a_value(h, p.slots);
+    h = fnv1a_value(h, p.own_slots);
+    h = fnv1a_value(h, p.instruction_count);
+    h = fnv1a(h, p.insns, size_t{p.slots} * 8);
+    h = fnv1a_value(h, p.function_count);
+    for (uint32_t f = 0; f < p.function_count; ++f) {
+      const ElfFunction& fn = p.functions[f];
+      h = fnv1a(h, fn.name);
+      h = fnv1a(h, fn.section_name);
+      h = fnv1a_value(h, fn.section);
+      h = fnv1a_value(h, fn.section_slot);
+      h = fnv1a_value(h, fn.pc);
+      h = fnv1a_value(h, fn.slots);
+    }
+    h = fnv1a_value(h, p.line_count);
+    for (uint32_t l = 0; l < p.line_count; ++l) {
+      const SourceLine& line = p.lines[l];
+      h = fnv1a_value(h, line.pc);
+      h = fnv1a(h, line.file == nullptr ? "(null)" : line.file);
+      h = fnv1a(h, line.text == nullptr ? "(null)" : line.text);
+      h = fnv1a_value(h, line.line);
+      h = fnv1a_value(h, line.column);
+    }
+  }
+  return h;
+}
+
+TEST(ElfCorpus, LinkedCodeMatchesRecordedDigests) {
+  REQUIRE_CORPUS();
+  std::map<std::string, std::string> actual;
+  for (const auto& entry : fs::recursive_directory_iterator(kSamplesDir)) {
+    if (entry.path().extension() != ".o") continue;
+    const std::string object = fs::relative(entry.path(), kSamplesDir).generic_string();
+    // Partial (every program, errors per program) and strict loads; .text
+    // functions as programs or not.
+    for (const bool partial : {true, false}) {
+      for (const TextPrograms text : {TextPrograms::always, TextPrograms::when_no_sections}) {
+        LoadOptions options;
+        options.partial = partial;
+        options.text_programs = text;
+        options.section_type = corpus::section_type;
+        options.section_type_context = corpus::rule_for(corpus_type_rules(), object);
+        char digest[17];
+        std::snprintf(digest, sizeof digest, "%016llx",
+                      static_cast<unsigned long long>(linked_digest(*load_path(entry.path(), options))));
+        actual[object + (partial ? " partial" : " strict") + (text == TextPrograms::always ? " text" : " notext")] =
+            digest;
+      }
+    }
+  }
+  const char* record = std::getenv("KEEL_RECORD_LINKED");
+  if (record != nullptr) {
+    std::ofstream out(record);
+    for (const auto& [key, digest] : actual) out << key << " " << digest << "\n";
+    GTEST_SKIP() << "recorded " << actual.size() << " digests to " << record;
+  }
+  std::map<std::string, std::string> expected;
+  std::ifstream in(fs::path(KEEL_TEST_DATA) / "ebpf-samples-linked.txt");
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t space = line.rfind(' ');
+    if (space != std::string::npos) expected[line.substr(0, space)] = line.substr(space + 1);
+  }
+  ASSERT_GE(expected.size(), 600u) << "data/ebpf-samples-linked.txt missing or short";
+  for (const auto& [key, digest] : expected) {
+    const auto found = actual.find(key);
+    if (found == actual.end()) {
+      ADD_FAILURE() << "object gone from the corpus: " << key;
+    } else {
+      EXPECT_EQ(found->second, digest) << key << ": linked output differs from the recorded one";
+    }
+  }
+  for (const auto& [key, digest] : actual)
+    EXPECT_TRUE(expected.count(key) != 0) << "object not in data/ebpf-samples-linked.txt: " << key;
+}
+
 TEST(ElfCorpus, InstructionsMatchObjdump) {
   REQUIRE_CORPUS();
   const std::string tool = find_objdump();

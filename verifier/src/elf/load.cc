@@ -137,7 +137,8 @@ ElfResult load_object(const uint8_t* bytes, size_t size, const LoadOptions& opti
   ElfProgram* programs = arena.allocate<ElfProgram>(program_count);
   if (programs == nullptr && function_count != 0) return error_at(file, ElfError::out_of_memory, 0, 0);
   LinkScratch scratch;
-  KEEL_TRY(make_link_scratch(file, function_count, arena, scratch));
+  const LinkInputs link_inputs{file, options, object.index, object.relocations, object.functions, object.maps};
+  KEEL_TRY(make_link_scratch(link_inputs, arena, scratch));
   CoreTarget core_target;  // the kernel's BTF, prepared once for every program
   uint32_t k = 0;
   for (uint32_t i = 0; i < function_count; ++i) {

@@ -149,19 +149,41 @@ struct LinkInputs {
 };
 
 // Scratch that linking reuses from one program to the next (sized by the
-// function count).
+// object's functions and relocations; the patches grow).
 struct LinkScratch {
   struct Placed {
     uint32_t function;
     uint32_t pc;
   };
+  // One write the linked code needs, found while walking a placed function
+  // and applied once the program's size is known.
+  struct Patch {
+    enum Kind : uint8_t {
+      imm_only,     // a call: imm
+      helper_call,  // a call resolved to a helper: byte 1 (src 0), imm
+      lddw,         // a function address or global data: byte 1, imm, the next slot's imm
+      map,          // a map: byte 1; the map index is looked up (find_map) when written
+    };
+    uint64_t offset;  // map: symbol value + addend
+    uint64_t at;      // map: the relocation entry, for errors
+    uint32_t pc;
+    int32_t imm;
+    int32_t imm2;
+    uint32_t symbol;  // map: the relocation's symbol
+    uint32_t table;   // map: the relocation section
+    Kind kind;
+    uint8_t byte1;
+  };
   Placed* placed = nullptr;
   uint32_t placed_count = 0;
   int32_t* placed_of = nullptr;  // per function: index into placed, -1
+  uint32_t* relocated = nullptr;  // of the function being walked
+  Patch* patches = nullptr;      // of the program being linked, in walk order
+  uint64_t patch_count = 0;
+  uint64_t patch_capacity = 0;
 };
 
-[[nodiscard]] ElfResult make_link_scratch(const File& file, uint32_t function_count, Arena& arena,
-                                          LinkScratch& out);
+[[nodiscard]] ElfResult make_link_scratch(const LinkInputs& in, Arena& arena, LinkScratch& out);
 
 // Links the program whose own function is `entry`: fills program.insns,
 // slots, own_slots, functions, function_count and instruction_count. An
