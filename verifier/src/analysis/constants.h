@@ -23,6 +23,20 @@ constexpr bool folds(Alu op) {
          op == Alu::bxor || op == Alu::lsh || op == Alu::rsh || op == Alu::mov;
 }
 
+// Bit op: ConstantRun::fold_run() has a fold handler for Op op (its
+// kHandlers): a binary ALU Op whose operation folds(), other than mov of a
+// register.
+constexpr uint64_t fold_starts() {
+  static_assert(static_cast<uint32_t>(kBinaryAluEnd) <= 64);
+  uint64_t bits = 0;
+  for (uint32_t op = 0; op < static_cast<uint32_t>(kBinaryAluEnd); ++op) {
+    const auto alu = static_cast<Alu>(op / 4);
+    const bool reg = (op & 1u) != 0;
+    if (folds(alu) && !(alu == Alu::mov && reg)) bits |= uint64_t{1} << op;
+  }
+  return bits;
+}
+
 // a OP b with RFC 9669 §4.1 semantics (isa/semantics.h), for an op that folds().
 [[gnu::always_inline]] inline uint64_t fold_op(Alu op, bool is64, uint64_t a, uint64_t b) {
   return sem::alu(op, is64 ? Width::w64 : Width::w32, a, b);
@@ -50,10 +64,33 @@ class ConstantRun {
   // unprivileged hardening must see (transfer.cc note_scalar_operand).
   ConstantRun(bool linux_rules, bool guarded) : linux_rules_(linux_rules), guarded_(guarded) {}
 
-  // Whether fold_run() could fold insn at all (a cheap test: not calling
-  // it for the other instructions is worth it).
-  // (is_binary_alu as one compare: isa/ops.h checks that the binary ALU Ops come first.)
-  static bool may_fold(const Insn& insn) { return insn.op < kBinaryAluEnd; }
+  // Whether fold_run(insns, pc, ...) with insns[pc] == insn could fold it
+  // (a cheap test: a call that folds nothing costs ~55 instructions, and
+  // most calls in real programs were such calls). regs: the registers
+  // fold_run() would be given.
+  //
+  // False only where fold_run() would return pc, changing nothing but its
+  // cache of known values (flush() then empties it):
+  //  - insn's Op is not one kFoldStarts has: its kHandlers entry is `stop`,
+  //    reached before anything is read (Ops >= 64 are not binary ALU Ops);
+  //  - insn is not a mov of an immediate and its dst is not a constant
+  //    scalar in regs: fold_one() then calls load(dst), false for it.
+  //    That holds when the cache is empty, when regs is fresh. The cache is
+  //    not empty only right after a run that stopped at insns[pc] because
+  //    insns[pc] did not fold (fixpoint.cc: every other path flushes), and
+  //    a second call would stop there again (fold_one() is a function of
+  //    the known values and regs alone, neither changed in between).
+  // The remaining cases (a constant dst and a src that is not, shifts under
+  // linux_rules, guarded 64-bit add and sub of a register) fold_run() tests.
+  // (The order keeps a mov of an immediate, which always folds, at two
+  // compares more than is_binary_alu alone.)
+  static bool may_fold(const Insn& insn, const RegState* regs) {
+    // is_binary_alu as one compare: isa/ops.h checks that the binary ALU Ops come first.
+    if (insn.op >= kBinaryAluEnd) return false;
+    const auto op = static_cast<uint32_t>(insn.op);
+    if ((op | 2u) == kMov32Imm) return true;  // mov64_imm or mov32_imm
+    return ((kFoldStarts >> op) & 1u) != 0 && regs[insn.dst].is_const();
+  }
 
   // Folds insns[pc], insns[pc + 1], ... before `end` while they fold;
   // returns the first one that does not (pc when none did).
@@ -142,6 +179,10 @@ class ConstantRun {
   }
 
  private:
+  static constexpr uint64_t kFoldStarts = fold_starts();
+  static constexpr uint32_t kMov32Imm = static_cast<uint32_t>(Op::mov32_imm);
+  static_assert((static_cast<uint32_t>(Op::mov64_imm) | 2u) == kMov32Imm && (kMov32Imm & 1u) == 0);
+
   // value_'s spare slot: `last` before anything folded.
   static constexpr uint32_t kNoRegister = kRegisterCount;
   struct Masks {

@@ -307,7 +307,7 @@ bool transfer_block(Fixpoint& fx, uint32_t b, State*& w) {
     // Constant ALU runs, most of straight-line code, up to the next pc to
     // capture at. No instruction that RFC 9669 has and Linux 6.1 lacks
     // folds (sdiv, smod and movsx do not), so the check below may come after.
-    if (ConstantRun::may_fold(insn)) {
+    if (ConstantRun::may_fold(insn, w->regs())) {
       uint32_t end = block.last + 1;
       if (!unobserved) {
         if (trace_pc > pc && trace_pc <= block.last) end = trace_pc;
