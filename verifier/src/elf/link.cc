@@ -58,7 +58,7 @@ class Linker {
   // growing add up to less than the last one.
   Patch* record(Patch::Kind kind, uint32_t pc) {
     if (scratch_.patch_count == scratch_.patch_capacity) {
-      const uint64_t capacity = scratch_.patch_capacity * 2 + 16;
+      const size_t capacity = scratch_.patch_capacity * 2 + 16;
       // Entries [0, patch_count) are copied; the rest are written before
       // they are read (only [0, patch_count) is ever read).
       Patch* grown = arena_.allocate_uninitialized<Patch>(capacity);
@@ -309,7 +309,7 @@ ElfResult Linker::write(uint8_t* out) const {
     const uint8_t* code = file_.sections[f.section].data + uint64_t{f.start} * 8;
     __builtin_memcpy(out + uint64_t{scratch_.placed[i].pc} * 8, code, uint64_t{f.slots} * 8);
   }
-  for (uint64_t i = 0; i < scratch_.patch_count; ++i) {
+  for (size_t i = 0; i < scratch_.patch_count; ++i) {
     const Patch& p = scratch_.patches[i];
     uint8_t* insn = out + uint64_t{p.pc} * 8;
     switch (p.kind) {
@@ -356,8 +356,10 @@ ElfResult make_link_scratch(const LinkInputs& in, Arena& arena, LinkScratch& out
     const uint64_t n = in.relocations.first[sec + 1] - in.relocations.first[sec];
     if (n > largest) largest = n;
   }
-  out.relocated = arena.allocate_uninitialized<uint32_t>(largest);
-  const uint64_t capacity = in.relocations.first[in.file.section_count] + 16;
+  // Both counts are at most the relocations' total, which index_code_relocations
+  // keeps within kMaxSlots (2^30): size_t values on 32-bit targets too.
+  out.relocated = arena.allocate_uninitialized<uint32_t>(static_cast<size_t>(largest));
+  const size_t capacity = static_cast<size_t>(in.relocations.first[in.file.section_count]) + 16;
   // Only entries written first are read (patches[0 .. patch_count)).
   out.patches = arena.allocate_uninitialized<LinkScratch::Patch>(capacity);
   if (out.patches == nullptr || (out.relocated == nullptr && largest != 0))

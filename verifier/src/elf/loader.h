@@ -179,8 +179,10 @@ struct LinkScratch {
   int32_t* placed_of = nullptr;  // per function: index into placed, -1
   uint32_t* relocated = nullptr;  // of the function being walked
   Patch* patches = nullptr;      // of the program being linked, in walk order
-  uint64_t patch_count = 0;
-  uint64_t patch_capacity = 0;
+  // At most one patch per slot of the program: below 2 * kMaxSlots + 16
+  // even after growing, a size_t on 32-bit targets too.
+  size_t patch_count = 0;
+  size_t patch_capacity = 0;
 };
 
 [[nodiscard]] ElfResult make_link_scratch(const LinkInputs& in, Arena& arena, LinkScratch& out);
