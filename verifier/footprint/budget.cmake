@@ -15,11 +15,15 @@
 # At 37b9179 .text 152820 / 223092: the .text budgets were raised for the
 # analysis' fast paths of issue 14 (direct scalar results, the one-pass CFG
 # and partition plan, the decode fast path), speed bought with code.
-set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_only_text 168000)
+# At 85e79a6 .text 172684 / 242892 (158016 / 228236 at 58a7a1d): raised for
+# issue 14's ninth session, the same trade (scalar.cc +4.9 k: shift hulls,
+# refine_equal; lattice.cc +4.2 k: joins in place; cfg.cc +2.2 k: the small
+# forward builder; partitions.cc +1.9 k; the loader's one-walk link +1.5 k).
+set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_only_text 190000)
 set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_only_rodata 12000)
 set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_only_data 256)
 set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_only_bss 66560)
-set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_and_run_text 245000)
+set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_and_run_text 267000)
 set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_and_run_rodata 16500)
 set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_and_run_data 256)
 set(KEEL_FOOTPRINT_BUDGET_cortex-m3_verify_and_run_bss 70656)
