@@ -1728,7 +1728,11 @@ TEST(ScalarFastPath, RefineEqualMatchesRefine) {
       Scalar raw = a;  // one component narrowed, not reduced
       switch (rng.next() % 5) {
         case 0: raw.umin += (raw.umax - raw.umin) / (1 + rng.next() % 8); break;
-        case 1: raw.smax -= static_cast<int64_t>((static_cast<uint64_t>(raw.smax) - static_cast<uint64_t>(raw.smin)) / (1 + rng.next() % 8)); break;
+        case 1: {  // in unsigned arithmetic: the result lies in [smin, smax], the steps may not
+          const uint64_t top = static_cast<uint64_t>(raw.smax);
+          raw.smax = static_cast<int64_t>(top - (top - static_cast<uint64_t>(raw.smin)) / (1 + rng.next() % 8));
+          break;
+        }
         case 2: raw.u32_max -= (raw.u32_max - raw.u32_min) / (1 + static_cast<uint32_t>(rng.next() % 8)); break;
         case 3: {
           const uint64_t bit = raw.bits.mask & (uint64_t{1} << (rng.next() % 64));
