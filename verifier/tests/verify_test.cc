@@ -258,6 +258,12 @@ TEST(Verify, MapReferencesInDeadCodeAreChecked) {
   EXPECT_REJECT(c, dead_branch + "lddw %r1, map_value 7 + 0\nexit\n", unresolved_map);
   EXPECT_REJECT(c, dead_branch + "lddw %r1, map_fd 1\nexit\n", unresolved_map);
   EXPECT_REJECT(c, dead_branch + "lddw %r1, map_value 0 + 8\nexit\n", map_value_out_of_bounds);
+  // Every source kind that names a map, and none of those that do not
+  // (check_map_references picks them by a bit mask over the lddw Ops).
+  EXPECT_REJECT(c, dead_branch + "lddw %r1, map_idx 1\nexit\n", unresolved_map);
+  EXPECT_REJECT(c, dead_branch + "lddw %r1, map_idx_value 1 + 0\nexit\n", unresolved_map);
+  EXPECT_ACCEPT(c, dead_branch + "lddw %r1, map_idx 0\nexit\n");
+  EXPECT_ACCEPT(c, dead_branch + "lddw %r1, 0x100000001\nexit\n");
 }
 
 TEST(Verify, ReadOnlyAndWriteOnlyMaps) {

@@ -534,13 +534,18 @@ bool step_lddw(Engine& e, State& s, const Insn& insn, uint32_t pc) {
 }
 
 bool check_map_references(Engine& e) {
+  // The lddw kinds that name a map (RFC 9669 §5.4), as bits over their
+  // distance from lddw_imm64: one subtraction and one bit test a slot, as
+  // this walks every slot of every program that has an lddw.
+  constexpr auto bit = [](Op op) {
+    return uint32_t{1} << (static_cast<uint32_t>(op) - static_cast<uint32_t>(Op::lddw_imm64));
+  };
+  constexpr uint32_t kNamesMap = bit(Op::lddw_map_fd) | bit(Op::lddw_map_value) | bit(Op::lddw_map_idx) |
+                                 bit(Op::lddw_map_idx_value);
+  static_assert(static_cast<uint32_t>(Op::lddw_map_idx_value) - static_cast<uint32_t>(Op::lddw_imm64) < 32);
   for (uint32_t pc = 0; pc < e.insn_count; ++pc) {
-    const Op op = e.insns[pc].op;
-    // The lddw kinds that name a map (RFC 9669 §5.4).
-    if (op != Op::lddw_map_fd && op != Op::lddw_map_value && op != Op::lddw_map_idx &&
-        op != Op::lddw_map_idx_value) {
-      continue;
-    }
+    const uint32_t kind = static_cast<uint32_t>(e.insns[pc].op) - static_cast<uint32_t>(Op::lddw_imm64);
+    if (kind >= 32 || ((kNamesMap >> kind) & 1u) == 0) continue;
     RegState ignored;
     if (!lddw_value(e, e.insns[pc], pc, ignored)) return false;
   }
