@@ -724,6 +724,12 @@ Scalar to_le(unsigned bits, const Scalar& dst) {
 // FIXME: bounds are only what the swapped tnum implies (as in Linux).
 Scalar bswap(unsigned bits, const Scalar& dst) { return Scalar::from_tnum(tnum::bswap(dst.bits, bits)); }
 
+Scalar alu_imm(Op op, const Scalar& dst, uint64_t c) {
+  if (op == Op::add64_imm) return alu64_imm(AluOp::add, dst, c);
+  if (op == Op::sub64_imm) return alu64_imm(AluOp::sub, dst, c);
+  return alu(op, dst, Scalar::constant(c));
+}
+
 Scalar alu(Op op, const Scalar& dst, const Scalar& src) {
   switch (op) {
 #define KEEL_DOMAIN_ALU(name, alu_op)                          \
