@@ -670,20 +670,22 @@ Scalar alu_full(AluOp op, Width w, const Scalar& dst, const Scalar& src) {
 // stop, and the result is set_small of that meet and [lo, hi]. A constant
 // t cannot occur (its mask includes a's). (scalar_test's
 // ImmediateAddSubMatchesAlu compares it with alu() and alu_full.)
+namespace {
+KEEL_HOT bool small_imm64(bool add, const Scalar& a, uint64_t c, Scalar& out) {
+  if (c > 0x7fff'ffffu || a.bits.is_const() || !is_small(a) || (!add && a.umin < c)) return false;
+  const uint64_t lo = add ? a.umin + c : a.umin - c, hi = add ? a.umax + c : a.umax - c;
+  const Tnum t = add ? tnum::add(a.bits, Tnum::constant(c)) : tnum::sub(a.bits, Tnum::constant(c));
+  Tnum m;
+  if (hi > 0x7fff'ffffu || !t.contains(lo) || !t.contains(hi) || !tnum::intersect(t, tnum::range(lo, hi), m))
+    return false;
+  set_small(out, m, lo, hi);
+  return true;
+}
+}  // namespace
+
 Scalar alu64_imm(AluOp op, const Scalar& a, uint64_t c) {
-  if ((op == AluOp::add || op == AluOp::sub) && c <= 0x7fff'ffffu && !a.bits.is_const() && is_small(a)) {
-    const bool add = op == AluOp::add;
-    if (add || a.umin >= c) {
-      const uint64_t lo = add ? a.umin + c : a.umin - c, hi = add ? a.umax + c : a.umax - c;
-      const Tnum t = add ? tnum::add(a.bits, Tnum::constant(c)) : tnum::sub(a.bits, Tnum::constant(c));
-      Tnum m;
-      if (hi <= 0x7fff'ffffu && t.contains(lo) && t.contains(hi) && tnum::intersect(t, tnum::range(lo, hi), m)) {
-        Scalar s;
-        set_small(s, m, lo, hi);
-        return s;
-      }
-    }
-  }
+  Scalar out;
+  if ((op == AluOp::add || op == AluOp::sub) && small_imm64(op == AluOp::add, a, c, out)) return out;
   return alu(op, Width::w64, a, Scalar::constant(c));
 }
 
@@ -725,8 +727,8 @@ Scalar to_le(unsigned bits, const Scalar& dst) {
 Scalar bswap(unsigned bits, const Scalar& dst) { return Scalar::from_tnum(tnum::bswap(dst.bits, bits)); }
 
 Scalar alu_imm(Op op, const Scalar& dst, uint64_t c) {
-  if (op == Op::add64_imm) return alu64_imm(AluOp::add, dst, c);
-  if (op == Op::sub64_imm) return alu64_imm(AluOp::sub, dst, c);
+  Scalar out;
+  if ((op == Op::add64_imm || op == Op::sub64_imm) && small_imm64(op == Op::add64_imm, dst, c, out)) return out;
   return alu(op, dst, Scalar::constant(c));
 }
 
