@@ -210,7 +210,23 @@ bool refine(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
 // touching a; then, as at w32, refine_full(op, w, taken, a, b). So the
 // calls below are refine()'s, and b is not needed after them. (scalar_test's
 // ImmediateCompareMatchesRefine compares with refine().)
+//
+// The 64-bit equal side (jeq taken, jne not taken) is decided first: its
+// answer is a.contains(c), and a becomes Scalar::constant(c). Through
+// refine(): two constants compare (a in constant form contains c iff it
+// is c, and stays that constant); the small and wide-low shortcut keeps
+// lo = hi = c when c lies in a's bounds and ends at Scalar::constant(c)
+// when a's tnum has c, or declines; refine_full's Cond::eq meets every
+// interval of a with c's single value and a's tnum with constant c (no
+// meet when a's tnum lacks c: false), and the reduction of that constant
+// tnum is Scalar::constant(c) if the met bounds hold c — exactly when a's
+// bounds do — and empty otherwise; the constant side meets to the same.
 bool refine_imm(JmpOp op, Width w, bool taken, Scalar& a, uint64_t c) {
+  if (w == Width::w64 && (op == JmpOp::jeq || op == JmpOp::jne) && (op == JmpOp::jeq) == taken) {
+    if (!a.contains(c)) return false;
+    a = Scalar::constant(c);
+    return true;
+  }
   const bool ranged = !a.bits.is_const();
   if (ranged && w == Width::w64) {
     bool feasible = false;
