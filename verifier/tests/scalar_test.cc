@@ -1986,25 +1986,6 @@ TEST(ScalarFastPath, ImmediateAddSubMatchesAlu) {
   EXPECT_GT(small, 5000);
 }
 
-// alu_imm is alu() of an `_imm` form with the constant's Scalar, for every
-// such form (the ALU ops from add64_imm to the end of the binary ones that
-// do not read src).
-TEST(ScalarFastPath, ImmediateFormsMatchAlu) {
-  RawRng rng;
-  std::vector<Scalar> as = mixed_values(rng, 60, 10, 40);
-  for (uint64_t c : interesting()) as.push_back(Scalar::constant(c));
-  int forms = 0;
-  for (auto byte = static_cast<unsigned>(Op::add64_imm); byte < static_cast<unsigned>(kBinaryAluEnd); ++byte) {
-    const auto op = static_cast<Op>(byte);
-    if (op_info(op).reads_src) continue;
-    ++forms;
-    for (const Scalar& a : as)
-      for (uint64_t c : immediates_around(a, rng))
-        ASSERT_EQ(alu_imm(op, a, c), alu(op, a, Scalar::constant(c))) << byte << show(a) << c;
-  }
-  EXPECT_GE(forms, 26);
-}
-
 // refine_imm compares with a constant without its Scalar; refine() with
 // Scalar::constant(c) must agree on feasibility and the refined value, for
 // every operation, width and outcome.

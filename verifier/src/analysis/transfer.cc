@@ -400,25 +400,24 @@ bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc) {
       (op == Alu::div || op == Alu::mod || op == Alu::sdiv || op == Alu::smod)) {
     return e.fail(pc, Reason::division_by_zero);  // check_alu_op: "div by zero"
   }
-  const bool division = op == Alu::div || op == Alu::sdiv || op == Alu::mod || op == Alu::smod;
-  if (!is_reg && op != Alu::mov && !division && regs[d].kind == RegKind::scalar) {
+  if (!is_reg && is64 && (op == Alu::add || op == Alu::sub) && regs[d].kind == RegKind::scalar) {
     // The scalar case at the end for an immediate src (the checks between
-    // concern registers, pointers and division; check_init passes an
-    // initialized dst): the same link, fold and value, from the
-    // sign-extended imm without building src (alu_imm is alu() with it).
+    // concern shifts, division, registers and pointers; check_init passes
+    // an initialized dst): the same link, fold and value, from the
+    // sign-extended imm without building src (alu64_imm is alu() with it).
     RegState& out = regs[d];
     const auto c = static_cast<uint64_t>(insn.imm);
     Link link = Link::same;
     int32_t delta = 0;
-    const bool linked = follow_link_const(op, is64, out, c, link, delta);
+    const bool linked = follow_link_const(op, true, out, c, link, delta);
     if (!linked) out.id = 0;
     out.link = link;
     out.off = delta;
     uint64_t folded = 0;
-    if (out.value.is_const() && fold_constant(op, is64, out.value.bits.value, c, folded)) {
+    if (out.value.is_const() && fold_constant(op, true, out.value.bits.value, c, folded)) {
       out.value = const_scalar(folded);
     } else {
-      out.value = alu_imm(insn.op, out.value, c);
+      out.value = alu64_imm(op == Alu::add ? AluOp::add : AluOp::sub, out.value, c);
     }
     return true;
   }
@@ -474,6 +473,7 @@ bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc) {
     if ((g.flags & (kGuardMaskSrc | kGuardMaskDst)) != 0) return e.fail(pc, Reason::pointer_arithmetic, d);
     g.scalar_visit = true;
   }
+  const bool division = op == Alu::div || op == Alu::sdiv || op == Alu::mod || op == Alu::smod;
   if (division) {
     const Scalar divisor = is64 ? src.value : zext32(src.value);
     if (divisor.contains(0)) {

@@ -726,12 +726,6 @@ Scalar to_le(unsigned bits, const Scalar& dst) {
 // FIXME: bounds are only what the swapped tnum implies (as in Linux).
 Scalar bswap(unsigned bits, const Scalar& dst) { return Scalar::from_tnum(tnum::bswap(dst.bits, bits)); }
 
-Scalar alu_imm(Op op, const Scalar& dst, uint64_t c) {
-  Scalar out;
-  if ((op == Op::add64_imm || op == Op::sub64_imm) && small_imm64(op == Op::add64_imm, dst, c, out)) return out;
-  return alu(op, dst, Scalar::constant(c));
-}
-
 Scalar alu(Op op, const Scalar& dst, const Scalar& src) {
   switch (op) {
 #define KEEL_DOMAIN_ALU(name, alu_op)                          \

@@ -88,9 +88,6 @@ Scalar alu64_imm(AluOp op, const Scalar& a, uint64_t c);
 // Every ALU-class keel::Op (add64_imm ... bswap64). For `_imm` forms pass
 // Scalar::constant of the sign-extended imm; unary ops ignore src.
 Scalar alu(Op op, const Scalar& dst, const Scalar& src);
-// alu(op, dst, Scalar::constant(c)) for an `_imm` form (c the sign-extended
-// imm), with alu64_imm's shortcut for add64_imm and sub64_imm.
-Scalar alu_imm(Op op, const Scalar& dst, uint64_t c);
 
 enum class Outcome : uint8_t { never, maybe, always };
 

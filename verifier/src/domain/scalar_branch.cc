@@ -211,8 +211,8 @@ bool refine(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
 // calls below are refine()'s, and b is not needed after them. (scalar_test's
 // ImmediateCompareMatchesRefine compares with refine().)
 //
-// The 64-bit equal side (jeq taken, jne not taken) is decided first: its
-// answer is a.contains(c), and a becomes Scalar::constant(c). Through
+// The 64-bit equal side (jeq taken, jne not taken), where the shortcut
+// above declines, has the answer a.contains(c), and a becomes Scalar::constant(c). Through
 // refine(): two constants compare (a in constant form contains c iff it
 // is c, and stays that constant); the small and wide-low shortcut keeps
 // lo = hi = c when c lies in a's bounds and ends at Scalar::constant(c)
@@ -222,15 +222,15 @@ bool refine(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
 // tnum is Scalar::constant(c) if the met bounds hold c — exactly when a's
 // bounds do — and empty otherwise; the constant side meets to the same.
 bool refine_imm(JmpOp op, Width w, bool taken, Scalar& a, uint64_t c) {
-  if (w == Width::w64 && (op == JmpOp::jeq || op == JmpOp::jne) && (op == JmpOp::jeq) == taken) {
-    if (!a.contains(c)) return false;
-    a = Scalar::constant(c);
-    return true;
-  }
   const bool ranged = !a.bits.is_const();
   if (ranged && w == Width::w64) {
     bool feasible = false;
     if (ranged_with_constant(op, taken, false, a, c, feasible)) return feasible;
+  }
+  if (w == Width::w64 && (op == JmpOp::jeq || op == JmpOp::jne) && (op == JmpOp::jeq) == taken) {
+    if (!a.contains(c)) return false;
+    a = Scalar::constant(c);
+    return true;
   }
   Scalar b = Scalar::constant(c);
   return ranged ? refine_full(op, w, taken, a, b) : refine(op, w, taken, a, b);
