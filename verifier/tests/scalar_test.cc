@@ -1949,5 +1949,74 @@ TEST(ScalarFastPath, ValuesBelowAPowerOfTwoReduceAsTheRounds) {
   EXPECT_GT(taken, 6000);
 }
 
+// The immediates of the immediate fast paths' tests: the edges of the small
+// ranges' shortcuts (2^31), of the sign-extended imm, and each value's
+// own bounds and their neighbours (unsigned arithmetic throughout).
+std::vector<uint64_t> immediates_around(const Scalar& a, RawRng& rng) {
+  std::vector<uint64_t> cs = {0, 1, 2, 0x7ffffffe, 0x7fffffff, 0x80000000, 0xffffffff, kMax, kMax - 1,
+                              0xffffffff80000000};
+  for (uint64_t bound : {a.umin, a.umax, 0x7fffffff - a.umax, 0x7fffffff - a.umin})
+    for (uint64_t d : {kMax, uint64_t{0}, uint64_t{1}}) cs.push_back(bound + d);
+  cs.push_back(rng.next() % 64);
+  cs.push_back(rng.value());
+  return cs;
+}
+
+// alu64_imm adds or subtracts a constant to a small range directly;
+// alu() with the constant's Scalar (and alu_full) must agree, for every
+// operation and for values it hands on (wide-low, raw, constants).
+TEST(ScalarFastPath, ImmediateAddSubMatchesAlu) {
+  RawRng rng;
+  std::vector<Scalar> as = mixed_values(rng, 400, 20, 60);
+  for (uint64_t c : interesting()) as.push_back(Scalar::constant(c));
+  int small = 0;
+  for (const Scalar& a : as) {
+    for (uint64_t c : immediates_around(a, rng)) {
+      for (AluOp op : kBinaryOps) {
+        const Scalar k = Scalar::constant(c);
+        const Scalar expected = alu(op, Width::w64, a, k);
+        ASSERT_EQ(alu64_imm(op, a, c), expected) << int(op) << show(a) << show(k);
+        if (op == AluOp::add || op == AluOp::sub) {
+          ASSERT_EQ(alu_full(op, Width::w64, a, k), expected) << int(op) << show(a) << show(k);
+          small += scalar_parts::is_small(a) && !a.bits.is_const() && c <= 0x7fffffff;
+        }
+      }
+    }
+  }
+  EXPECT_GT(small, 5000);
+}
+
+// refine_imm compares with a constant without its Scalar; refine() with
+// Scalar::constant(c) must agree on feasibility and the refined value, for
+// every operation, width and outcome.
+TEST(ScalarFastPath, ImmediateCompareMatchesRefine) {
+  RawRng rng;
+  std::vector<Scalar> as = mixed_values(rng, 200, 150, 80);
+  as.push_back(Scalar::unknown());
+  for (uint64_t c : interesting()) as.push_back(Scalar::constant(c));
+  int feasible = 0, infeasible = 0;
+  for (const Scalar& a : as) {
+    for (uint64_t c : immediates_around(a, rng)) {
+      for (JmpOp op : kJmpOps) {
+        for (Width w : kWidths) {
+          for (bool taken : {true, false}) {
+            Scalar fast = a, slow = a, k = Scalar::constant(c);
+            const bool slow_ok = refine(op, w, taken, slow, k);
+            ASSERT_EQ(refine_imm(op, w, taken, fast, c), slow_ok) << int(op) << " taken " << taken << show(a) << c;
+            if (!slow_ok) {
+              ++infeasible;
+              continue;
+            }
+            ++feasible;
+            ASSERT_EQ(fast, slow) << int(op) << " taken " << taken << show(a) << c;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(feasible, 100000);
+  EXPECT_GT(infeasible, 20000);
+}
+
 }  // namespace
 }  // namespace keel

@@ -114,6 +114,20 @@ bool refine_branch(Engine& e, State& s, const Insn& insn, uint32_t pc, bool take
   Width w;
   if (!jmp_of(insn.op, op, w)) return true;
   const bool is_reg = jump_uses_src(insn.op);
+  if (!is_reg && s.regs()[insn.dst].kind == RegKind::scalar) {
+    // The scalar case below with src the immediate (check_init passes an
+    // initialized dst; b is not needed after refine, as only a register
+    // src learns from it): refine_imm is refine with that constant.
+    RegState& r = s.regs()[insn.dst];
+    Scalar a = r.value;
+    if (!refine_imm(op, w, taken, a, static_cast<uint64_t>(insn.imm))) {
+      feasible = false;
+      return true;
+    }
+    r.value = a;
+    if (!propagate_scalar(s, r)) feasible = false;
+    return true;
+  }
   if (!check_init(e, s, insn.dst, pc)) return false;
   if (is_reg && !check_init(e, s, insn.src, pc)) return false;
   RegState* regs = s.regs();

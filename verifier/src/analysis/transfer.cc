@@ -118,9 +118,8 @@ namespace {
 // of its class's B (Link), and which: then dst keeps its id, else the
 // result shares nothing. The delta is an int32 (Linux keeps its delta in
 // the s32 reg->off too); a sum that does not fit ends the link.
-bool follow_link(Alu op, bool is64, const RegState& dst, const RegState& src, Link& link, int32_t& delta) {
-  if (dst.id == 0 || dst.kind != RegKind::scalar || !src.is_const()) return false;
-  const uint64_t c = src.value.bits.value;
+bool follow_link_const(Alu op, bool is64, const RegState& dst, uint64_t c, Link& link, int32_t& delta) {
+  if (dst.id == 0 || dst.kind != RegKind::scalar) return false;
   switch (op) {
     case Alu::add:
     case Alu::sub:
@@ -158,6 +157,10 @@ bool follow_link(Alu op, bool is64, const RegState& dst, const RegState& src, Li
     default:
       return false;
   }
+}
+
+bool follow_link(Alu op, bool is64, const RegState& dst, const RegState& src, Link& link, int32_t& delta) {
+  return src.is_const() && follow_link_const(op, is64, dst, src.value.bits.value, link, delta);
 }
 
 RegState unknown_scalar() { return make_scalar(Scalar::unknown()); }
@@ -396,6 +399,27 @@ bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc) {
   if (!is_reg && e.options.linux_rules && insn.imm == 0 &&
       (op == Alu::div || op == Alu::mod || op == Alu::sdiv || op == Alu::smod)) {
     return e.fail(pc, Reason::division_by_zero);  // check_alu_op: "div by zero"
+  }
+  if (!is_reg && is64 && (op == Alu::add || op == Alu::sub) && regs[d].kind == RegKind::scalar) {
+    // The scalar case at the end for an immediate src (the checks between
+    // concern shifts, division, registers and pointers; check_init passes
+    // an initialized dst): the same link, fold and value, from the
+    // sign-extended imm without building src (alu64_imm is alu() with it).
+    RegState& out = regs[d];
+    const auto c = static_cast<uint64_t>(insn.imm);
+    Link link = Link::same;
+    int32_t delta = 0;
+    const bool linked = follow_link_const(op, true, out, c, link, delta);
+    if (!linked) out.id = 0;
+    out.link = link;
+    out.off = delta;
+    uint64_t folded = 0;
+    if (out.value.is_const() && fold_constant(op, true, out.value.bits.value, c, folded)) {
+      out.value = const_scalar(folded);
+    } else {
+      out.value = alu64_imm(op == Alu::add ? AluOp::add : AluOp::sub, out.value, c);
+    }
+    return true;
   }
   RegState src;
   if (is_reg) {

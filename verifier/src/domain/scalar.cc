@@ -657,6 +657,38 @@ Scalar alu_full(AluOp op, Width w, const Scalar& dst, const Scalar& src) {
   return w == Width::w64 ? alu64(op, dst, src) : alu32(op, dst, src);
 }
 
+// A small range a (is_small) with a non-constant tnum, plus or minus a
+// constant c < 2^31 whose result [lo, hi] stays in [0, 2^31): alu() takes
+// no fold (a's tnum is not constant) and hands it to small_alu64, which
+// gives finish_small(t, lo, hi) with t = a.bits +/- c (tnum::add, sub).
+// When t has lo and hi as members (it does when a's bounds are members of
+// a's tnum, as in every reduced small range: the tnum sum of members is a
+// member), finish_small's first small round intersects t with
+// range(lo, hi) (no known bit disagrees: both hold lo), the meet keeps lo
+// and hi as members (a tnum meet holds exactly the common members), so
+// the member searches return lo and hi; neither bound moved, the rounds
+// stop, and the result is set_small of that meet and [lo, hi]. A constant
+// t cannot occur (its mask includes a's). (scalar_test's
+// ImmediateAddSubMatchesAlu compares it with alu() and alu_full.)
+namespace {
+KEEL_HOT bool small_imm64(bool add, const Scalar& a, uint64_t c, Scalar& out) {
+  if (c > 0x7fff'ffffu || a.bits.is_const() || !is_small(a) || (!add && a.umin < c)) return false;
+  const uint64_t lo = add ? a.umin + c : a.umin - c, hi = add ? a.umax + c : a.umax - c;
+  const Tnum t = add ? tnum::add(a.bits, Tnum::constant(c)) : tnum::sub(a.bits, Tnum::constant(c));
+  Tnum m;
+  if (hi > 0x7fff'ffffu || !t.contains(lo) || !t.contains(hi) || !tnum::intersect(t, tnum::range(lo, hi), m))
+    return false;
+  set_small(out, m, lo, hi);
+  return true;
+}
+}  // namespace
+
+Scalar alu64_imm(AluOp op, const Scalar& a, uint64_t c) {
+  Scalar out;
+  if ((op == AluOp::add || op == AluOp::sub) && small_imm64(op == AluOp::add, a, c, out)) return out;
+  return alu(op, Width::w64, a, Scalar::constant(c));
+}
+
 Scalar neg(Width w, const Scalar& dst) { return alu(AluOp::sub, w, Scalar::constant(0), dst); }
 
 Scalar zext32(const Scalar& s) { return make32(s.bits, r32(s)); }

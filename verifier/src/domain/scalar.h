@@ -80,6 +80,11 @@ inline Scalar to_be(unsigned bits, const Scalar& dst) { return bswap(bits, dst);
 // The low 32 bits, zero-extended (mov32, and every ALU32 result).
 Scalar zext32(const Scalar& s);
 
+// alu(op, w64, a, Scalar::constant(c)): an ALU64 operation with an
+// immediate (c is the sign-extended imm), without building the constant
+// where a is a small range and op is add or sub. Same result.
+Scalar alu64_imm(AluOp op, const Scalar& a, uint64_t c);
+
 // Every ALU-class keel::Op (add64_imm ... bswap64). For `_imm` forms pass
 // Scalar::constant of the sign-extended imm; unary ops ignore src.
 Scalar alu(Op op, const Scalar& dst, const Scalar& src);
@@ -94,6 +99,10 @@ enum class Outcome : uint8_t { never, maybe, always };
 // refine() without its shortcut for two constants: the general rules, same
 // result. For the differential tests; the analysis calls refine().
 [[nodiscard]] bool refine_full(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b);
+// refine(op, w, taken, a, copy of Scalar::constant(c)), keeping only a: a
+// compare with an immediate (c the sign-extended imm). Same result and
+// the same false, without building and refining the constant's Scalar.
+[[nodiscard]] bool refine_imm(JmpOp op, Width w, bool taken, Scalar& a, uint64_t c);
 // refine(jeq, w64, true, a, copy of b), keeping only a: narrows a to the
 // values of b (a copy learning what a branch proved of the register it
 // copies). Faster where b lies within a (leq(b, a)), as it does when b is

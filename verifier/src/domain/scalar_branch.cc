@@ -132,16 +132,24 @@ KEEL_HOT bool unsigned_side(JmpOp op, bool taken, bool c_left, uint64_t c, uint6
 //   in all, as finish_small runs them. When H >= 2^31 (only a wide-low r)
 //   and L < 2^31, the result is wide-low again, its own reduction.
 // (scalar_test checks all of it against refine_full.)
+KEEL_HOT bool ranged_with_constant(JmpOp op, bool taken, bool c_left, Scalar& r, uint64_t c, bool& feasible);
+
 KEEL_HOT bool refine_with_constant(JmpOp op, bool taken, Scalar& a, Scalar& b, bool& feasible) {
-  const bool equality = op == JmpOp::jeq || op == JmpOp::jne;
-  if (!equality && op != JmpOp::jgt && op != JmpOp::jge && op != JmpOp::jlt && op != JmpOp::jle) return false;
   const bool c_left = a.bits.is_const();
   Scalar& r = c_left ? b : a;
   const Scalar& k = c_left ? a : b;
   if (!k.bits.is_const() || !(k == Scalar::constant(k.bits.value))) return false;
+  return ranged_with_constant(op, taken, c_left, r, k.bits.value, feasible);
+}
+
+// refine_with_constant past its test of the constant side (c, in
+// Scalar::constant's form; on the left when c_left): false, touching
+// nothing, where the ranged side r is not the case above.
+KEEL_HOT bool ranged_with_constant(JmpOp op, bool taken, bool c_left, Scalar& r, uint64_t c, bool& feasible) {
+  const bool equality = op == JmpOp::jeq || op == JmpOp::jne;
+  if (!equality && op != JmpOp::jgt && op != JmpOp::jge && op != JmpOp::jlt && op != JmpOp::jle) return false;
   const bool small = is_small(r) && !r.bits.is_const();
   if (!small && !is_wide_low(r)) return false;
-  const uint64_t c = k.bits.value;
   uint64_t lo = r.umin, hi = r.umax;
   feasible = false;
   if (equality) {
@@ -191,6 +199,41 @@ KEEL_HOT bool refine_with_constant(JmpOp op, bool taken, Scalar& a, Scalar& b, b
 bool refine(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
   if (both_constants(a, b)) return compare(op, w, a.bits.value, b.bits.value) == taken;  // a, b stay
   return refine_ranged(op, w, taken, a, b);
+}
+
+// refine(op, w, taken, a, b) with b = Scalar::constant(c) takes these
+// steps: a constant tnum in a goes to refine() itself. Otherwise
+// both_constants fails (a's tnum is not constant) and refine_ranged runs:
+// at w64, refine_with_constant finds c_left false (a's tnum), r = a and the
+// constant side b in constant form, and goes on as ranged_with_constant
+// (op, taken, false, a, c), which either answers or declines without
+// touching a; then, as at w32, refine_full(op, w, taken, a, b). So the
+// calls below are refine()'s, and b is not needed after them. (scalar_test's
+// ImmediateCompareMatchesRefine compares with refine().)
+//
+// The 64-bit equal side (jeq taken, jne not taken), where the shortcut
+// above declines, has the answer a.contains(c), and a becomes Scalar::constant(c). Through
+// refine(): two constants compare (a in constant form contains c iff it
+// is c, and stays that constant); the small and wide-low shortcut keeps
+// lo = hi = c when c lies in a's bounds and ends at Scalar::constant(c)
+// when a's tnum has c, or declines; refine_full's Cond::eq meets every
+// interval of a with c's single value and a's tnum with constant c (no
+// meet when a's tnum lacks c: false), and the reduction of that constant
+// tnum is Scalar::constant(c) if the met bounds hold c — exactly when a's
+// bounds do — and empty otherwise; the constant side meets to the same.
+bool refine_imm(JmpOp op, Width w, bool taken, Scalar& a, uint64_t c) {
+  const bool ranged = !a.bits.is_const();
+  if (ranged && w == Width::w64) {
+    bool feasible = false;
+    if (ranged_with_constant(op, taken, false, a, c, feasible)) return feasible;
+  }
+  if (w == Width::w64 && (op == JmpOp::jeq || op == JmpOp::jne) && (op == JmpOp::jeq) == taken) {
+    if (!a.contains(c)) return false;
+    a = Scalar::constant(c);
+    return true;
+  }
+  Scalar b = Scalar::constant(c);
+  return ranged ? refine_full(op, w, taken, a, b) : refine(op, w, taken, a, b);
 }
 
 // Where b lies within a (leq(b, a): every bound of b within a's and b's
