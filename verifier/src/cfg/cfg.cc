@@ -226,7 +226,9 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg, bool gene
 
   set_bit(leaders, 0);
   set_bit(entries, 0);
-  uint32_t call_count = 0, block_count = 1, function_count = 1, conditionals = 0, exits = 0;
+  // (The leaders are counted once all are marked, by the ranks' pass: a
+  // test per mark cost more than a count per word.)
+  uint32_t call_count = 0, function_count = 1, conditionals = 0, exits = 0;
   // The last slot ends a function (an exit or ja, or a lddw's tail that
   // the check below the loop reports), so it stops the skip loop, which then
   // needs no bound check.
@@ -246,7 +248,7 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg, bool gene
         // recursion, call depth, stack depth and the cost bound see it.
         const int64_t to = code_target_of(insns[pc], pc, n);
         if (to < 0 || insns[to].op == Op::lddw_tail) return broken_contract(pc);
-        mark(leaders, static_cast<uint32_t>(to), block_count);
+        set_bit(leaders, static_cast<uint32_t>(to));
         mark(entries, static_cast<uint32_t>(to), function_count);
         ++call_count;
       }
@@ -256,7 +258,7 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg, bool gene
     } else if (op == Op::call_local) {
       const int64_t to = target_of(insns[pc], pc, n);
       if (to < 0 || insns[to].op == Op::lddw_tail) return broken_contract(pc);
-      mark(leaders, static_cast<uint32_t>(to), block_count);
+      set_bit(leaders, static_cast<uint32_t>(to));
       mark(entries, static_cast<uint32_t>(to), function_count);
       ++call_count;
     } else if (op == Op::ja || is_conditional_jump(op) || op == Op::exit) {
@@ -266,14 +268,15 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg, bool gene
         // Staying inside the function is checked with the edges below.
         const int64_t to = target_of(insns[pc], pc, n);
         if (to < 0 || insns[to].op == Op::lddw_tail) return broken_contract(pc);
-        mark(leaders, static_cast<uint32_t>(to), block_count);
+        set_bit(leaders, static_cast<uint32_t>(to));
       }
-      if (pc + 1 < n) mark(leaders, pc + 1, block_count);
+      if (pc + 1 < n) set_bit(leaders, pc + 1);
     }
   }
-  for (uint32_t w = 0, count = 0; w < words; ++w) {
-    leaders_before[w] = count;
-    count += bit_count(leaders[w]);
+  uint32_t block_count = 0;
+  for (uint32_t w = 0; w < words; ++w) {
+    leaders_before[w] = block_count;
+    block_count += bit_count(leaders[w]);
   }
   leaders_before[words] = block_count;
   // Every ja, conditional jump and exit ends a block (the slot after it
