@@ -153,8 +153,15 @@ CfgResult fill_blocks(const Insn* insns, uint32_t n, const uint64_t* leaders, co
   uint32_t* const preds = cfg.pred_offsets;
   uint32_t b = 0, f = 0, c = 0;
   e = 0;
+  // The leaders after `first`, a word at a time: `rest` holds those of word
+  // `word` not yet taken (slot 0, the first leader, taken at once).
+  uint32_t word = 0;
+  const uint32_t words = (n + 63) / 64;
+  uint64_t rest = leaders[0] & ~uint64_t{1};
   for (uint32_t first = 0; first < n; ++b) {
-    const uint32_t next_first = next_bit(leaders, first + 1, n);
+    while (rest == 0 && ++word < words) rest = leaders[word];
+    const uint32_t next_first = rest == 0 ? n : word * 64 + static_cast<uint32_t>(__builtin_ctzll(rest));
+    rest &= rest - 1;
     if constexpr (kCalls) {
       if (function_count > 1 && b > 0 && test_bit(entries, first)) cfg.functions[++f].first_block = b;  // (slot 0 alone is an entry when one function)
       ++cfg.functions[f].block_count;
