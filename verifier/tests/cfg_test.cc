@@ -1094,6 +1094,30 @@ TEST(CfgShortcut, SmallForwardShortcutMatchesTheGeneralBuild) {
   EXPECT_GT(unreachable, 300u);
 }
 
+// Phase 1's block fill for one function without calls (fill_blocks<false>,
+// which build_cfg takes past the small shortcut: more than 64 slots, or a
+// backward jump) against its general form, which build_cfg_general always
+// takes: random programs of up to 300 slots, loops and lddw included.
+TEST(CfgShortcut, OneFunctionFillMatchesTheGeneralFill) {
+  std::mt19937 rng(91);
+  uint32_t large = 0, with_loops = 0;
+  for (uint32_t round = 0; round < 3000; ++round) {
+    const std::vector<Insn> insns = random_program(rng, 2 + static_cast<uint32_t>(rng() % 300));
+    for (const CfgOptions& options : {CfgOptions{}, keep_unreachable()}) {
+      const Built fast = build(insns, options);
+      const Built general = build_general(insns, options);
+      EXPECT_EQ(fast.result.error, general.result.error);
+      EXPECT_EQ(fast.result.pc, general.result.pc);
+      if (fast.result.ok() && general.result.ok()) expect_same_cfg(fast.cfg, general.cfg);
+      with_loops += fast.result.ok() && fast.cfg.loop_count > 0 ? 1 : 0;
+    }
+    large += insns.size() > 64 ? 1 : 0;
+    if (HasFailure()) FAIL() << "round " << round;
+  }
+  EXPECT_GT(large, 2000u);
+  EXPECT_GT(with_loops, 100u);
+}
+
 // Builds `a` in arenas of 0, 1, 2, ... bytes, each exactly that many on the
 // heap (so ASan sees any write past the arena), up to `limit`: every size
 // that fails must fail with out_of_memory, and the first that works must

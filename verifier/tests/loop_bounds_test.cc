@@ -803,7 +803,8 @@ TEST(LoopBoundsDifferential, ArgumentDependentLoops) {
 // bound_loops' shortcut (longest_path), lddw or not; with a lower max_insns
 // (still above the longest path) they take function_cost. Both must give
 // the longest path, counted here on the instructions themselves (all jumps
-// go forward; a lddw is one instruction in two slots).
+// go forward; a lddw is one instruction in two slots). Early exits make the
+// longest path follow a taken edge.
 TEST(LoopBoundsDifferential, LongestPathShortcutIsFunctionCost) {
   uint64_t seed = 0x13198a2e03707344;
   auto next = [&seed](uint64_t n) {
@@ -823,6 +824,11 @@ TEST(LoopBoundsDifferential, LongestPathShortcutIsFunctionCost) {
           break;
         case 3: case 4: text.append("jgt %r1, %r2, ").append(target).append("\n"); break;
         case 6: text.append("lddw %r3, ").append(std::to_string(next(1u << 20) << 32 | 1)).append("\n"); break;
+        case 7: {  // an early exit, which the taken edge (a block's second) jumps over
+          const std::string at = std::to_string(pc);
+          text.append("jne %r1, 9, x").append(at).append("\nexit\nx").append(at).append(":\n");
+          break;
+        }
         case 5: {  // an if/else, whose ja skips the else
           const std::string at = std::to_string(pc);
           text.append("jeq %r1, 7, e").append(at).append("\nadd %r0, 1\nja j").append(at);

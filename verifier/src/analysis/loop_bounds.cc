@@ -674,23 +674,33 @@ uint32_t lddw_tails_fast(const Cfg& cfg, uint32_t b) {
 // instructions). loop_bounds_test compares the two, with and without lddw.
 // (Instantiated per kLddw, so that the loop without lddw stays as tight as
 // before it took them.)
+// Found backwards: in post-order (Cfg::rpo read from its end), every
+// successor of a block comes before it (no loop), so w.dist[b] is the
+// longest run from b's first slot to an exit, its own slots plus its
+// longest successor's run (0 when it ends in exit). The entry's is the
+// longest path from the entry, the maximum over the paths the forward form
+// took (distance to an exit block plus that block's slots); each distance
+// is written before any read, without zeroing, and an edge costs a load
+// rather than a load and a store.
 template <bool kLddw>
 uint64_t longest_path(Work& w) {
   const Cfg& cfg = w.cfg;
   const Cfg::Span<uint32_t> order = cfg.function_rpo(0);
-  for (uint32_t b : order) w.dist[b] = 0;
-  uint64_t longest = 0;
-  for (uint32_t b : order) {
-    uint64_t length = w.dist[b] + (cfg.blocks[b].last - cfg.blocks[b].first + 1);
+  const Cfg::Block* const blocks = cfg.blocks;
+  const Cfg::Edge* const edges = cfg.edges;
+  const uint32_t* const succ = cfg.succ_offsets;
+  uint64_t* const dist = w.dist;
+  for (uint32_t i = order.size; i-- > 0;) {
+    const uint32_t b = order[i];
+    // At most two edges leave a block (a conditional jump's), so no loop.
+    const uint32_t first = succ[b], out = succ[b + 1] - first;
+    uint64_t after = out == 0 ? 0 : dist[edges[first].to];
+    if (out == 2) after = max_of(after, dist[edges[first + 1].to]);
+    uint64_t length = after + (blocks[b].last - blocks[b].first + 1);
     if constexpr (kLddw) length -= lddw_tails_fast(cfg, b);
-    const uint32_t begin = cfg.succ_offsets[b], end = cfg.succ_offsets[b + 1];
-    if (begin == end) longest = max_of(longest, length);  // ends in exit
-    for (uint32_t e = begin; e < end; ++e) {
-      uint64_t& dist = w.dist[cfg.edges[e].to];
-      dist = max_of(dist, length);
-    }
+    dist[b] = length;
   }
-  return longest;
+  return dist[order[0]];
 }
 
 LoopBoundResult too_costly(const Work& w) {
@@ -733,8 +743,8 @@ LoopBoundResult bound_loops(const Cfg& cfg, const LoopFacts& facts, const LoopBo
   if (cfg.loop_count == 0 && cfg.function_count == 1) {
     Work w{cfg, facts, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, &options};
     const bool longest_only = cfg.call_count == 0 && cfg.insn_count <= options.max_insns;
-    // longest_path sets every distance it reads (those of the reachable
-    // blocks, which are all an edge from a reachable block reaches) first.
+    // longest_path sets every distance it reads (those of the successors of
+    // reachable blocks, which post-order visits first) before reading it.
     w.dist = longest_only ? arena.allocate_uninitialized<uint64_t>(cfg.block_count)
                           : arena.allocate<uint64_t>(cfg.block_count);
     if (w.dist == nullptr) {

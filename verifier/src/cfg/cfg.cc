@@ -126,12 +126,102 @@ const Insn* next_control_or_lddw(const Insn* at) {
   return at;
 }
 
+// Phase 1's pass over the leaders: blocks in pc order (slot 0 leads the
+// first), their call sites and edges (a conditional jump's not-taken edge
+// first), and each target's count of incoming edges. A jump must stay in
+// its function (whose slot range is known, while the target's block may
+// not be laid out yet); a callee is the function entered at the target.
+// `e` is the edges written.
+// kCalls is false for one function without call sites (most programs):
+// then every block is in function 0, no slot is a call, and every jump
+// target is inside the function (the scan checked it is in [0, n), the
+// function's range), so the loop drops those tests and counts; the
+// blocks, edges and counts it writes are the ones the general loop would.
+template <bool kCalls>
+CfgResult fill_blocks(const Insn* insns, uint32_t n, const uint64_t* leaders, const uint64_t* entries,
+                      const uint32_t* leaders_before, Cfg& cfg, uint32_t& e) {
+  const uint32_t function_count = cfg.function_count, edge_count = cfg.edge_count;
+  const auto block_at = [&](uint32_t pc) { return rank(leaders, leaders_before, pc + 1) - 1; };
+  const auto function_at = [&](uint32_t entry) {
+    return partition_index(uint32_t{1}, function_count, [&](uint32_t g) { return cfg.functions[g].entry <= entry; }) - 1;
+  };
+  // The arrays in locals: stores through them could otherwise alias cfg's
+  // fields for the compiler.
+  Cfg::Block* const blocks = cfg.blocks;
+  Cfg::Edge* const edges = cfg.edges;
+  uint32_t* const succ = cfg.succ_offsets;
+  uint32_t* const preds = cfg.pred_offsets;
+  uint32_t b = 0, f = 0, c = 0;
+  e = 0;
+  // The leaders after `first`, a word at a time: `rest` holds those of word
+  // `word` not yet taken (slot 0, the first leader, taken at once).
+  uint32_t word = 0;
+  const uint32_t words = (n + 63) / 64;
+  uint64_t rest = leaders[0] & ~uint64_t{1};
+  for (uint32_t first = 0; first < n; ++b) {
+    while (rest == 0 && ++word < words) rest = leaders[word];
+    const uint32_t next_first = rest == 0 ? n : word * 64 + static_cast<uint32_t>(__builtin_ctzll(rest));
+    rest &= rest - 1;
+    if constexpr (kCalls) {
+      if (function_count > 1 && b > 0 && test_bit(entries, first)) cfg.functions[++f].first_block = b;  // (slot 0 alone is an entry when one function)
+      ++cfg.functions[f].block_count;
+    }
+    blocks[b] = {first, next_first - 1, f, kNone, kNone, kNone, 0, 0};
+    if constexpr (kCalls) {
+      for (uint32_t pc = first; cfg.call_count != 0 && pc < next_first; ++pc) {
+        if (insns[pc].op != Op::call_local && insns[pc].op != Op::lddw_code_addr) continue;
+        const uint32_t to = insns[pc].op == Op::call_local
+                                ? target(insns[pc], pc)
+                                : static_cast<uint32_t>(code_target_of(insns[pc], pc, n));
+        if (cfg.functions[f].call_count++ == 0) cfg.functions[f].call_begin = c;
+        cfg.calls[c++] = {pc, b, f, function_at(to)};
+      }
+    }
+    const uint32_t last = next_first - 1;
+    const uint32_t pc = insns[last].op == Op::lddw_tail ? last - 1 : last;  // terminator_pc
+    const Op op = insns[pc].op;
+    // The edge count carved above follows from decode()'s guarantees; a
+    // block with more edges than are left breaks them (checked before the
+    // write, as the count was before). With one function the scan's own
+    // checks make the count exact, so there is nothing to check: every
+    // jump and exit ends a block (the slot after it leads one; no jump
+    // lands on a lddw tail, so a lddw and its tail share a block), so the
+    // blocks ending in a conditional jump and in exit are those counted,
+    // and the function's last block ends in exit or ja (no fall past it).
+    if constexpr (kCalls) {
+      const uint32_t out = op == Op::exit ? 0 : is_conditional_jump(op) ? 2 : 1;
+      if (out > edge_count - e) return broken_contract(0);
+    }
+    if (op == Op::ja || is_conditional_jump(op)) {
+      const uint32_t to_pc = target(insns[pc], pc);
+      if constexpr (kCalls) {
+        if (to_pc < cfg.functions[f].entry || to_pc >= cfg.functions[f].end) return broken_contract(pc);
+      }
+      const uint32_t to = block_at(to_pc);
+      if (op != Op::ja) {
+        edges[e++] = {b, b + 1, Cfg::EdgeKind::not_taken};
+        ++preds[b + 1];
+      }
+      edges[e++] = {b, to, op == Op::ja ? Cfg::EdgeKind::jump : Cfg::EdgeKind::taken};
+      ++preds[to];
+    } else if (op != Op::exit) {
+      edges[e++] = {b, b + 1, Cfg::EdgeKind::fall};
+      ++preds[b + 1];
+    }
+    succ[b + 1] = e;
+    first = next_first;
+  }
+  if constexpr (!kCalls) cfg.functions[0].block_count = b;
+  return {};
+}
+
 // Phase 1. One scan marks function entries (slot 0 and every call_local
 // target) and leaders (jump targets, the slot after a jump or exit) in two
 // bitsets and counts what the arrays need; the blocks are then laid out from
 // the leaders' bits alone. (The bitsets stay in the arena: the arrays after
 // them are kept.) The RPO array is carved here too, filled by phase 2.
-CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
+// `general` takes fill_blocks<true> for every program (build_cfg_general).
+CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg, bool general) {
   const uint32_t n = program.count;
   const Insn* insns = program.insns;
   uint64_t* leaders = nullptr;
@@ -150,7 +240,9 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
 
   set_bit(leaders, 0);
   set_bit(entries, 0);
-  uint32_t call_count = 0, block_count = 1, function_count = 1, conditionals = 0, exits = 0;
+  // (The leaders are counted once all are marked, by the ranks' pass: a
+  // test per mark cost more than a count per word.)
+  uint32_t call_count = 0, function_count = 1, conditionals = 0, exits = 0;
   // The last slot ends a function (an exit or ja, or a lddw's tail that
   // the check below the loop reports), so it stops the skip loop, which then
   // needs no bound check.
@@ -170,7 +262,7 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
         // recursion, call depth, stack depth and the cost bound see it.
         const int64_t to = code_target_of(insns[pc], pc, n);
         if (to < 0 || insns[to].op == Op::lddw_tail) return broken_contract(pc);
-        mark(leaders, static_cast<uint32_t>(to), block_count);
+        set_bit(leaders, static_cast<uint32_t>(to));
         mark(entries, static_cast<uint32_t>(to), function_count);
         ++call_count;
       }
@@ -180,7 +272,7 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
     } else if (op == Op::call_local) {
       const int64_t to = target_of(insns[pc], pc, n);
       if (to < 0 || insns[to].op == Op::lddw_tail) return broken_contract(pc);
-      mark(leaders, static_cast<uint32_t>(to), block_count);
+      set_bit(leaders, static_cast<uint32_t>(to));
       mark(entries, static_cast<uint32_t>(to), function_count);
       ++call_count;
     } else if (op == Op::ja || is_conditional_jump(op) || op == Op::exit) {
@@ -190,17 +282,17 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
         // Staying inside the function is checked with the edges below.
         const int64_t to = target_of(insns[pc], pc, n);
         if (to < 0 || insns[to].op == Op::lddw_tail) return broken_contract(pc);
-        mark(leaders, static_cast<uint32_t>(to), block_count);
+        set_bit(leaders, static_cast<uint32_t>(to));
       }
-      if (pc + 1 < n) mark(leaders, pc + 1, block_count);
+      if (pc + 1 < n) set_bit(leaders, pc + 1);
     }
   }
-  for (uint32_t w = 0, count = 0; w < words; ++w) {
-    leaders_before[w] = count;
-    count += bit_count(leaders[w]);
+  uint32_t block_count = 0;
+  for (uint32_t w = 0; w < words; ++w) {
+    leaders_before[w] = block_count;
+    block_count += bit_count(leaders[w]);
   }
   leaders_before[words] = block_count;
-  const auto block_at = [&](uint32_t pc) { return rank(leaders, leaders_before, pc + 1) - 1; };
   // Every ja, conditional jump and exit ends a block (the slot after it
   // leads one); the other blocks fall through into a jump target. So the
   // edges number blocks + conditional jumps - exits, and every array but
@@ -242,52 +334,11 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
     if (last != Op::exit && last != Op::ja) return broken_contract(last == Op::lddw_tail ? end - 2 : end - 1);
   }
 
-  // One pass over the leaders: blocks in pc order (slot 0 leads the
-  // first), their call sites and edges (a conditional jump's not-taken edge
-  // first), and each target's count of incoming edges. A jump must stay in
-  // its function (whose slot range is known, while the target's block may
-  // not be laid out yet); a callee is the function entered at the target.
-  uint32_t b = 0, f = 0, e = 0, c = 0;
-  const auto function_at = [&](uint32_t entry) {
-    return partition_index(uint32_t{1}, function_count, [&](uint32_t g) { return cfg.functions[g].entry <= entry; }) - 1;
-  };
-  for (uint32_t first = 0; first < n; ++b) {
-    const uint32_t next_first = next_bit(leaders, first + 1, n);
-    if (function_count > 1 && b > 0 && test_bit(entries, first)) cfg.functions[++f].first_block = b;  // (slot 0 alone is an entry when one function)
-    cfg.blocks[b] = {first, next_first - 1, f, kNone, kNone, kNone, 0, 0};
-    ++cfg.functions[f].block_count;
-    for (uint32_t pc = first; call_count != 0 && pc < next_first; ++pc) {
-      if (insns[pc].op != Op::call_local && insns[pc].op != Op::lddw_code_addr) continue;
-      const uint32_t to = insns[pc].op == Op::call_local
-                              ? target(insns[pc], pc)
-                              : static_cast<uint32_t>(code_target_of(insns[pc], pc, n));
-      if (cfg.functions[f].call_count++ == 0) cfg.functions[f].call_begin = c;
-      cfg.calls[c++] = {pc, b, f, function_at(to)};
-    }
-    const uint32_t pc = terminator_pc(cfg, b);
-    const Op op = insns[pc].op;
-    // The edge count carved above follows from decode()'s guarantees; a
-    // block with more edges than are left breaks them (checked before the
-    // write, as the count was before).
-    const uint32_t out = op == Op::exit ? 0 : is_conditional_jump(op) ? 2 : 1;
-    if (out > edge_count - e) return broken_contract(0);
-    if (op == Op::ja || is_conditional_jump(op)) {
-      const uint32_t to_pc = target(insns[pc], pc);
-      if (to_pc < cfg.functions[f].entry || to_pc >= cfg.functions[f].end) return broken_contract(pc);
-      const uint32_t to = block_at(to_pc);
-      if (op != Op::ja) {
-        cfg.edges[e++] = {b, b + 1, Cfg::EdgeKind::not_taken};
-        ++cfg.pred_offsets[b + 1];
-      }
-      cfg.edges[e++] = {b, to, op == Op::ja ? Cfg::EdgeKind::jump : Cfg::EdgeKind::taken};
-      ++cfg.pred_offsets[to];
-    } else if (op != Op::exit) {
-      cfg.edges[e++] = {b, b + 1, Cfg::EdgeKind::fall};
-      ++cfg.pred_offsets[b + 1];
-    }
-    cfg.succ_offsets[b + 1] = e;
-    first = next_first;
-  }
+  uint32_t e = 0;
+  const CfgResult filled = function_count == 1 && call_count == 0 && !general
+                               ? fill_blocks<false>(insns, n, leaders, entries, leaders_before, cfg, e)
+                               : fill_blocks<true>(insns, n, leaders, entries, leaders_before, cfg, e);
+  if (!filled.ok()) return filled;
   if (e != edge_count) return broken_contract(0);
 
   // Predecessors: a counting sort of the edges by target. pred_offsets[t]
@@ -302,7 +353,7 @@ CfgResult build_blocks(const Program& program, Arena& arena, Cfg& cfg) {
   uint32_t* const pred_offsets = cfg.pred_offsets;  // (locals: see build_rpo)
   uint32_t* const pred_edges = cfg.pred_edges;
   const Cfg::Edge* const edges = cfg.edges;
-  for (e = edge_count; e-- > 0;) pred_edges[--pred_offsets[edges[e].to]] = e;
+  for (uint32_t k = edge_count; k-- > 0;) pred_edges[--pred_offsets[edges[k].to]] = k;
   return {};
 }
 
@@ -991,8 +1042,8 @@ bool build_small(const Program& program, const CfgOptions& options, Arena& arena
 // build_cfg: the registers its loops need would make every call save and
 // restore them, a straight line's included.
 [[gnu::noinline]] CfgResult build_phases(const Program& program, const CfgOptions& options, Arena& arena,
-                                         Cfg& cfg) {
-  CfgResult result = build_blocks(program, arena, cfg);
+                                         Cfg& cfg, bool general = false) {
+  CfgResult result = build_blocks(program, arena, cfg, general);
   if (result.ok() && cfg.block_count == 1 && cfg.call_count == 0) return finish_single_block(arena, cfg);
   uint32_t retreating = 0;
   if (result.ok()) result = build_rpo(arena, cfg, retreating);
@@ -1033,7 +1084,7 @@ CfgResult build_cfg(const Program& program, const CfgOptions& options, Arena& ar
 CfgResult build_cfg_general(const Program& program, const CfgOptions& options, Arena& arena, Cfg& out) {
   if (program.insns == nullptr || program.count == 0) return broken_contract(0);
   start_in_place(program, out);
-  return build_phases(program, options, arena, out);
+  return build_phases(program, options, arena, out, true);
 }
 
 size_t cfg_arena_bound(uint32_t insn_count) {

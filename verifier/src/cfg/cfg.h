@@ -241,7 +241,8 @@ inline uint32_t lddw_tails_in_block(const Cfg& cfg, uint32_t b) {
   return build_cfg(program, CfgOptions{}, arena, out);
 }
 // build_cfg without its shortcuts (a straight line, a small forward
-// program): phases 1-5 for every program. For tests that compare the
+// program, phase 1's block fill for one function without calls): phases
+// 1-5 for every program, in their general form. For tests that compare the
 // shortcuts with the general build; the same graph and result.
 [[nodiscard]] CfgResult build_cfg_general(const Program& program, const CfgOptions& options, Arena& arena,
                                           Cfg& out);
