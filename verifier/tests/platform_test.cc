@@ -332,6 +332,41 @@ TEST(LinuxPlatform, HelpersSortedById) {
   }
 }
 
+// find_helper's search against a scan of the table, for every type and
+// every id from below the first to past the last, and for tables of every
+// length up to 40 cut from one type (the search's halving depends on the
+// length; a wrong step shows as a missed or a wrong slot).
+const HelperSlot* scan_for(const HelperSlot* helpers, uint32_t count, int32_t id) {
+  for (uint32_t i = 0; i < count; ++i) {
+    if (helpers[i].id == id) return &helpers[i];
+  }
+  return nullptr;
+}
+
+TEST(LinuxPlatform, HelperSearchFindsWhatAScanFinds) {
+  const Platform& platform = linux_platform();
+  for (uint32_t t = 0; t < platform.type_count; ++t) {
+    const ProgramType& type = platform.types[t];
+    for (int32_t id = -3; id <= type.helpers[type.helper_count - 1].id + 3; ++id) {
+      if (is_builtin(static_cast<uint64_t>(id))) continue;
+      EXPECT_EQ(find_helper(type, id), scan_for(type.helpers, type.helper_count, id)) << type.name << " " << id;
+    }
+    EXPECT_EQ(find_helper(type, INT32_MIN), nullptr);
+    EXPECT_EQ(find_helper(type, INT32_MAX), nullptr);
+  }
+  const ProgramType& kprobe = type_named("kprobe");
+  for (uint32_t first = 0; first < 5; ++first) {
+    for (uint32_t count = 0; count <= 40 && first + count <= kprobe.helper_count; ++count) {
+      ProgramType cut = kprobe;
+      cut.helpers = kprobe.helpers + first;
+      cut.helper_count = count;
+      for (int32_t id = -1; id <= kprobe.helpers[first + 40].id + 1; ++id) {
+        EXPECT_EQ(find_helper(cut, id), scan_for(cut.helpers, count, id)) << first << " " << count << " " << id;
+      }
+    }
+  }
+}
+
 // The socket types added for real-world objects: their contexts restate
 // struct bpf_sock_ops, bpf_sock and bpf_sock_addr (uapi), one keel type per
 // attach type where Linux's rules differ by it.

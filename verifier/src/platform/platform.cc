@@ -1,7 +1,6 @@
 #include "keel/platform.h"
 
 #include "keel/isa.h"
-#include "support/search.h"
 
 namespace keel {
 
@@ -49,11 +48,20 @@ const ProgramType* find_program_type(const Platform& platform, const char* name)
 
 const HelperSlot* find_helper(const ProgramType& type, int32_t id) {
   if (is_builtin(static_cast<uint64_t>(id))) return &kBuiltinSlots[id - kBuiltinMemset];
-  // Sorted by id: binary search, since verification looks this up per call.
-  const uint32_t low =
-      lower_bound_index(type.helper_count, id, [&](uint32_t i) { return type.helpers[i].id; });
-  if (low < type.helper_count && type.helpers[low].id == id) return &type.helpers[low];
-  return nullptr;
+  // Sorted by id: a binary search, since verification looks this up per
+  // call (and decoding once more). Without a branch on the comparison: the
+  // halving's direction is data-dependent, so a branch on it mispredicts
+  // about every other step on a cold verify, while the select costs no
+  // more than the compare.
+  const HelperSlot* base = type.helpers;
+  uint32_t count = type.helper_count;
+  if (count == 0) return nullptr;
+  while (count > 1) {
+    const uint32_t half = count / 2;
+    base = base[half].id <= id ? base + half : base;  // keeps the last slot at or below id in [base, base + count)
+    count -= half;
+  }
+  return base->id == id ? base : nullptr;
 }
 
 ProgramType make_conformance_type(uint32_t mem_size, const HelperSlot* helpers, uint32_t count,
