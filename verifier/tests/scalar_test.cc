@@ -1429,8 +1429,8 @@ TEST(ScalarFastPath, UnsignedRangeMatchesFullReduction) {
   }
 }
 
-// joins_to_itself(v) promises join(v, v) == v and widen(v, v) == v: never
-// wrongly, and for every reduced constant, small and wide-low value.
+// joins_to_itself(v) promises join(v, v) == v, widen(v, v) == v and
+// reduce(v) == v: never wrongly, and for every reduced constant, small and wide-low value.
 TEST(ScalarFastPath, JoinsToItselfIsExact) {
   RawRng rng;
   std::vector<Scalar> values = mixed_values(rng, 400, 100, 400);
@@ -1441,6 +1441,12 @@ TEST(ScalarFastPath, JoinsToItselfIsExact) {
     ++yes;
     ASSERT_EQ(join(v, v), v) << show(v);
     ASSERT_EQ(widen(v, v), v) << show(v);
+    // and v is its own reduction (refine_equal skips it), by the rounds too
+    Scalar r = v, full = v;
+    ASSERT_TRUE(reduce(r)) << show(v);
+    ASSERT_EQ(r, v) << show(v);
+    ASSERT_TRUE(reference::reduce(full)) << show(v);
+    ASSERT_EQ(full, v) << show(v);
   }
   for (const Scalar& v : values) {
     Scalar r = v;

@@ -295,10 +295,16 @@ bool refine_imm(JmpOp op, Width w, bool taken, Scalar& a, uint64_t c) {
 //    a == reduce(b), and the answer is false exactly when that is empty.
 // So a = b and its reduction give the same. (scalar_test's
 // RefineEqualMatchesRefine compares with refine(), also for raw b.)
+// A b that joins_to_itself is its own reduction, non-empty: join(b, b) is
+// the reduction of hull(b, b) = b (a constant, the unknown value and a
+// wide-low value are reduce()'s first shortcuts; a small range with both
+// bounds members of a tnum within range(lo, hi) takes one small round that
+// changes nothing). The branch's refined value, which its copies meet, is
+// mostly such a small range.
 bool refine_equal(Scalar& a, const Scalar& b) {
   if (leq(b, a)) {
     a = b;
-    return reduce_inline(a);
+    return joins_to_itself(b) || reduce_inline(a);
   }
   Scalar other = b;
   return refine(JmpOp::jeq, Width::w64, true, a, other);
