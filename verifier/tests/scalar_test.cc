@@ -1429,8 +1429,8 @@ TEST(ScalarFastPath, UnsignedRangeMatchesFullReduction) {
   }
 }
 
-// joins_to_itself(v) promises join(v, v) == v and widen(v, v) == v: never
-// wrongly, and for every reduced constant, small and wide-low value.
+// joins_to_itself(v) promises join(v, v) == v, widen(v, v) == v and
+// reduce(v) == v: never wrongly, and for every reduced constant, small and wide-low value.
 TEST(ScalarFastPath, JoinsToItselfIsExact) {
   RawRng rng;
   std::vector<Scalar> values = mixed_values(rng, 400, 100, 400);
@@ -1441,6 +1441,12 @@ TEST(ScalarFastPath, JoinsToItselfIsExact) {
     ++yes;
     ASSERT_EQ(join(v, v), v) << show(v);
     ASSERT_EQ(widen(v, v), v) << show(v);
+    // and v is its own reduction (refine_equal skips it), by the rounds too
+    Scalar r = v, full = v;
+    ASSERT_TRUE(reduce(r)) << show(v);
+    ASSERT_EQ(r, v) << show(v);
+    ASSERT_TRUE(reference::reduce(full)) << show(v);
+    ASSERT_EQ(full, v) << show(v);
   }
   for (const Scalar& v : values) {
     Scalar r = v;
@@ -2014,6 +2020,58 @@ TEST(ScalarFastPath, ImmediateCompareMatchesRefine) {
       }
     }
   }
+  EXPECT_GT(feasible, 100000);
+  EXPECT_GT(infeasible, 20000);
+}
+
+// A 32-bit compare of a small range whose tnum lies below 2^31 with an
+// immediate: refine_imm answers it as the 64-bit compare with the
+// immediate's low word. refine_full, which refine() runs for it (and
+// refine() for a constant tnum), must agree on the answer and on the value, for immediates whose low word lies
+// around a's bounds and whose upper word is 0, all ones or random.
+TEST(ScalarFastPath, Imm32CompareOfSmallMatchesRefineFull) {
+  RawRng rng;
+  std::vector<Scalar> as = mixed_values(rng, 3000, 100, 200);  // and values it must leave to refine_full
+  for (int i = 0; i < 500; ++i) {  // tnums below 2^31 that know some bits
+    const uint64_t lo = rng.next() % 2 ? rng.next() % 600 : 0x7fffffff - rng.next() % 600;
+    const uint64_t hi = std::min<uint64_t>(lo + rng.next() % 700, 0x7fffffff);
+    Scalar s = Scalar::from_urange(lo, hi);
+    const uint64_t mask = (rng.next() & rng.next()) & 0x7fffffff;
+    s.bits = {(lo | rng.next()) & ~mask & 0x7fffffff, mask};
+    as.push_back(s);
+    if (reduce(s)) as.push_back(s);
+  }
+  const JmpOp ops[] = {JmpOp::jeq, JmpOp::jne, JmpOp::jgt, JmpOp::jge, JmpOp::jlt, JmpOp::jle};
+  int eligible = 0, feasible = 0, infeasible = 0;
+  for (const Scalar& a : as) {
+    const bool small_low = scalar_parts::is_small(a) && !a.bits.is_const() &&
+                           (a.bits.value | a.bits.mask) <= 0x7fffffff;
+    std::vector<uint64_t> lows = {0, 1, 0x7ffffffe, 0x7fffffff, 0x80000000, 0xffffffff, rng.next() & 0xffffffff};
+    for (uint64_t bound : {a.umin, a.umax, a.bits.value, a.bits.value | a.bits.mask})
+      for (uint64_t d : {kMax, uint64_t{0}, uint64_t{1}}) lows.push_back((bound + d) & 0xffffffff);
+    for (uint64_t low : lows) {
+      for (uint64_t high : {uint64_t{0}, uint64_t{0xffffffff}, rng.next() >> 32}) {
+        const uint64_t c = (high << 32) | low;
+        for (JmpOp op : ops) {
+          for (bool taken : {true, false}) {
+            Scalar fast = a, slow = a, k = Scalar::constant(c);
+            const bool slow_ok = a.bits.is_const() ? refine(op, Width::w32, taken, slow, k)
+                                                   : refine_full(op, Width::w32, taken, slow, k);
+            ASSERT_EQ(refine_imm(op, Width::w32, taken, fast, c), slow_ok)
+                << int(op) << " taken " << taken << show(a) << c;
+            eligible += small_low;
+            if (!slow_ok) {
+              ++infeasible;
+              continue;
+            }
+            ++feasible;
+            ASSERT_EQ(fast, slow) << int(op) << " taken " << taken << show(a) << c;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(eligible, 100000);
   EXPECT_GT(feasible, 100000);
   EXPECT_GT(infeasible, 20000);
 }

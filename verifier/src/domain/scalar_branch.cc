@@ -221,11 +221,47 @@ bool refine(JmpOp op, Width w, bool taken, Scalar& a, Scalar& b) {
 // meet when a's tnum lacks c: false), and the reduction of that constant
 // tnum is Scalar::constant(c) if the met bounds hold c — exactly when a's
 // bounds do — and empty otherwise; the constant side meets to the same.
+//
+// A 32-bit compare of a small range whose tnum lies below 2^31 (as every
+// reduced small range's does: it lies within range(lo, hi)) is the 64-bit
+// compare with the immediate's low word c32, answered by the same shortcut.
+// Every member x of such an a is below 2^31, so x is its own low word and
+// `x OP32 c` is `x OP64 c32` for the unsigned and equality ops. Step by
+// step through refine_full at w32 (b = Scalar::constant(c), a's low word
+// is its value, bounds [lo, hi] in all four intervals):
+//  - ugt/uge (any side, taken or not): one 32-bit unsigned bound of a
+//    moves, to L or H as unsigned_side gives from c32; b's reduction (a
+//    constant tnum) is empty exactly when a's moved bound passes the
+//    other, which is when [L, H] is empty, as ranged_with_constant finds.
+//    a's reduction: not constant, unknown, wide-low, made wide-low (the
+//    32-bit signed range [lo, hi] is not full) or below a power of two
+//    (mask < 2^31); in the rounds either nothing moved (the value is small:
+//    eight small rounds on (t, lo, hi)) or it is not small and not settled
+//    (the 32-bit sign sync moves a bound), and the first round's 32-bit
+//    sign sync makes [L, H] the 32-bit bounds, 64 -> 32 keeps them (the
+//    circle [lo, hi] holds them), 32 -> 64 moves the 64-bit bounds to
+//    [L, H] (each low word outside [L, H] lies below L, resp. above H,
+//    in the same upper word 0); the value is small, the round runs
+//    small_round(t, L, H) and reports `again`, and reduce_small_range runs
+//    the other seven: eight small rounds on (t, L, H), the shortcut's.
+//  - ne (exclude): c32 leaves an end of [lo, hi] in both 32-bit orders
+//    alike (below 2^31 they agree; a c32 at or above 2^31 lies outside),
+//    and makes a empty when it is a's only value; then as above.
+//  - eq: the tnum meet is cast32(t) with c32, which exists iff t has c32
+//    (t's upper word is known 0), and a's tnum becomes the constant c32;
+//    its reduction is Scalar::constant(c32) when the met bounds admit it
+//    (lo <= c32 <= hi) and empty otherwise: the shortcut's lo = hi = c32
+//    and its small round on t.
+// (scalar_test's Imm32CompareOfSmallMatchesRefineFull compares with
+// refine_full.)
 bool refine_imm(JmpOp op, Width w, bool taken, Scalar& a, uint64_t c) {
   const bool ranged = !a.bits.is_const();
   if (ranged && w == Width::w64) {
     bool feasible = false;
     if (ranged_with_constant(op, taken, false, a, c, feasible)) return feasible;
+  } else if (ranged && (a.bits.value | a.bits.mask) <= 0x7fff'ffffu) {
+    bool feasible = false;
+    if (ranged_with_constant(op, taken, false, a, c & kLow32, feasible)) return feasible;
   }
   if (w == Width::w64 && (op == JmpOp::jeq || op == JmpOp::jne) && (op == JmpOp::jeq) == taken) {
     if (!a.contains(c)) return false;
@@ -259,10 +295,16 @@ bool refine_imm(JmpOp op, Width w, bool taken, Scalar& a, uint64_t c) {
 //    a == reduce(b), and the answer is false exactly when that is empty.
 // So a = b and its reduction give the same. (scalar_test's
 // RefineEqualMatchesRefine compares with refine(), also for raw b.)
+// A b that joins_to_itself is its own reduction, non-empty: join(b, b) is
+// the reduction of hull(b, b) = b (a constant, the unknown value and a
+// wide-low value are reduce()'s first shortcuts; a small range with both
+// bounds members of a tnum within range(lo, hi) takes one small round that
+// changes nothing). The branch's refined value, which its copies meet, is
+// mostly such a small range.
 bool refine_equal(Scalar& a, const Scalar& b) {
   if (leq(b, a)) {
     a = b;
-    return reduce_inline(a);
+    return joins_to_itself(b) || reduce_inline(a);
   }
   Scalar other = b;
   return refine(JmpOp::jeq, Width::w64, true, a, other);
