@@ -20,7 +20,35 @@ using test_support::AnalysisFixture;
 struct Plans {
   std::vector<uint64_t> flags, slots;  // per block (slots: two per block)
   bool computed = false;               // false: no plan (no join)
+  std::vector<bool> read;              // per block: whether the fixpoint may read its plan
 };
+
+// The blocks that can be entered by two states in one analysis, so that
+// partition_of reads their plan: a join, and any block a join reaches
+// (a split partition goes on to the successors). Found forward from the
+// joins here, independently of partition_plan.cc's own test (RPO
+// positions from the first join on), which holds more blocks.
+std::vector<bool> blocks_read(const Cfg& cfg) {
+  std::vector<bool> read(cfg.block_count, false);
+  std::vector<uint32_t> work;
+  for (uint32_t b = 0; b < cfg.block_count; ++b) {
+    if (cfg.pred_offsets[b + 1] - cfg.pred_offsets[b] >= 2) {
+      read[b] = true;
+      work.push_back(b);
+    }
+  }
+  while (!work.empty()) {
+    const uint32_t b = work.back();
+    work.pop_back();
+    for (const Cfg::Edge& edge : cfg.successors(b)) {
+      if (!read[edge.to]) {
+        read[edge.to] = true;
+        work.push_back(edge.to);
+      }
+    }
+  }
+  return read;
+}
 
 Plans copy_plan(StatePool& pool, PartitionPlan& plan, uint32_t blocks) {
   Plans out;
@@ -45,15 +73,38 @@ bool plans_of(const std::string& text, Plans& one_pass, Plans& passes, uint32_t*
   one_pass = copy_plan(*f.pool, a, f.cfg.block_count);
   EXPECT_TRUE(plan_partitions_by_passes(*f.engine, b));
   passes = copy_plan(*f.pool, b, f.cfg.block_count);
+  one_pass.read = passes.read = blocks_read(f.cfg);
   return true;
+}
+
+// The one pass's plan as the fixpoint uses it: the passes' (the
+// definition) on every block it may read, and on the others the passes'
+// or empty (it leaves out the blocks before the first join). Counts the
+// blocks left out that the passes plan something for in `skipped`.
+::testing::AssertionResult same_where_read(const Plans& one_pass, const Plans& passes, uint32_t* skipped = nullptr) {
+  if (one_pass.computed != passes.computed) return ::testing::AssertionFailure() << "one plan is missing";
+  if (!one_pass.computed) return ::testing::AssertionSuccess();
+  const bool slots = !one_pass.slots.empty();
+  if (slots != !passes.slots.empty()) return ::testing::AssertionFailure() << "one plan has no slot sets";
+  for (size_t b = 0; b < one_pass.flags.size(); ++b) {
+    const bool same = one_pass.flags[b] == passes.flags[b] &&
+                      (!slots || (one_pass.slots[2 * b] == passes.slots[2 * b] &&
+                                  one_pass.slots[2 * b + 1] == passes.slots[2 * b + 1]));
+    const bool empty = one_pass.flags[b] == 0 && (!slots || (one_pass.slots[2 * b] | one_pass.slots[2 * b + 1]) == 0);
+    if (same) continue;
+    if (one_pass.read[b] || !empty) {
+      return ::testing::AssertionFailure() << "block " << b << (one_pass.read[b] ? " (read)" : " (not read)")
+                                           << ": flags " << one_pass.flags[b] << " against " << passes.flags[b];
+    }
+    if (skipped != nullptr) ++*skipped;
+  }
+  return ::testing::AssertionSuccess();
 }
 
 void expect_same_plan(const std::string& text) {
   Plans one_pass, passes;
   if (!plans_of(text, one_pass, passes)) return;
-  EXPECT_EQ(one_pass.computed, passes.computed) << text;
-  EXPECT_EQ(one_pass.flags, passes.flags) << text;
-  EXPECT_EQ(one_pass.slots, passes.slots) << text;
+  EXPECT_TRUE(same_where_read(one_pass, passes)) << text;
 }
 
 // Appends the pieces to `text` (appending, not operator+: g++ 12 -O3 warns
@@ -86,7 +137,7 @@ TEST(PartitionPlan, FlagIsPlannedUpToTheDistance) {
     // after it, or the flag's own test when gap is 0).
     const bool planned = (one_pass.flags[2] & kR6) != 0;
     EXPECT_EQ(planned, gap < kPartitionDistance + 1) << "gap " << gap;
-    EXPECT_EQ(one_pass.flags, passes.flags) << "gap " << gap;
+    EXPECT_TRUE(same_where_read(one_pass, passes)) << "gap " << gap;
   }
 }
 
@@ -154,16 +205,14 @@ std::string random_program(std::mt19937& rng, uint32_t length) {
 
 TEST(PartitionPlan, OnePassIsThePassesOnRandomPrograms) {
   std::mt19937 rng(20261202);
-  uint32_t planned = 0, with_slots = 0, far_tests = 0;
+  uint32_t planned = 0, with_slots = 0, far_tests = 0, skipped = 0;
   for (uint32_t i = 0; i < 400; ++i) {
     const std::string text = random_program(rng, 8 + i % 60);
     Plans one_pass, passes;
     uint32_t loops = 0;
     if (!plans_of(text, one_pass, passes, &loops)) continue;
     ASSERT_EQ(loops, 0u);
-    ASSERT_EQ(one_pass.computed, passes.computed) << text;
-    ASSERT_EQ(one_pass.flags, passes.flags) << text;
-    ASSERT_EQ(one_pass.slots, passes.slots) << text;
+    ASSERT_TRUE(same_where_read(one_pass, passes, &skipped)) << text;
     planned += one_pass.computed ? 1 : 0;
     for (uint64_t s : one_pass.slots) with_slots += s != 0 ? 1 : 0;
     for (uint64_t f : one_pass.flags) far_tests += (f & kFlagMask) != 0 ? 1 : 0;
@@ -173,6 +222,8 @@ TEST(PartitionPlan, OnePassIsThePassesOnRandomPrograms) {
   EXPECT_GT(planned, 300u);
   EXPECT_GT(with_slots, 100u);
   EXPECT_GT(far_tests, 1000u);
+  // ... and the blocks left out before the first join.
+  EXPECT_GT(skipped, 100u);
 }
 
 // With a loop both are the passes.
