@@ -403,9 +403,10 @@ bool make_plan(Engine& e, PartitionPlan& plan, bool passes) {
   const size_t bytes = sizeof(uint64_t) * size_t{e.cfg.block_count};
   const size_t next_bytes = one_pass ? 2 * bytes : bytes;
   const size_t slot_bytes = has_stack_fill(e) ? 2 * sizeof(uint64_t) * size_t{e.cfg.block_count} : 0;
-  // The one pass writes the flags of every block (the unreachable ones
-  // and those before the first join zeroed, the others computed), and reads `next` (the levels) and the
-  // slots only of successors, which post-order computes first: unreachable
+  // The one pass writes the flags of every block (the unreachable ones and
+  // those before the first join zeroed, the others computed), and reads
+  // `next` (the levels) and the slots only of successors, which post-order
+  // computes first: unreachable
   // blocks are no successors of reachable ones, and their slots are never
   // read (partition_of merges only into reachable blocks; they start at
   // zero when some block is unreachable, so that the plan holds no
@@ -442,8 +443,8 @@ bool plan_partitions(Engine& e, PartitionPlan& out) {
   if (!make_plan(e, out, false)) return false;
 #ifndef NDEBUG
   // A debug build checks the one pass against the passes, wherever the
-  // fixpoint can read the plan, on every program it verifies (the corpus tests included); a check that cannot get its
-  // memory is skipped.
+  // fixpoint can read the plan, on every program it verifies (the corpus
+  // tests included); a check that cannot get its memory is skipped.
   PartitionPlan passes;
   if (e.cfg.loop_count == 0 && out.flags != nullptr && make_plan(e, passes, true)) {
     const bool same = same_where_read(e.cfg, out, passes);
