@@ -406,13 +406,12 @@ bool make_plan(Engine& e, PartitionPlan& plan, bool passes) {
   // The one pass writes the flags of every block (the unreachable ones and
   // those before the first join zeroed, the others computed), and reads
   // `next` (the levels) and the slots only of successors, which post-order
-  // computes first: unreachable
-  // blocks are no successors of reachable ones, and their slots are never
-  // read (partition_of merges only into reachable blocks; they start at
-  // zero when some block is unreachable, so that the plan holds no
-  // indeterminate word). The passes clear flags and next themselves but
-  // read the slots of blocks later in post-order (a loop header) before
-  // writing them.
+  // computes first: unreachable blocks are no successors of reachable
+  // ones, and their slots are never read (partition_of merges only into
+  // reachable blocks; they start at zero when some block is unreachable, so
+  // that the plan holds no indeterminate word). The passes clear flags and
+  // next themselves but read the slots of blocks later in post-order (a
+  // loop header) before writing them.
   const bool written = one_pass && e.cfg.rpo_count == e.cfg.block_count;
   void* flags = e.pool.allocate_raw_uninitialized(bytes);
   void* next = e.pool.allocate_raw_uninitialized(next_bytes);
