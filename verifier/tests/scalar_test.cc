@@ -2027,8 +2027,9 @@ TEST(ScalarFastPath, ImmediateCompareMatchesRefine) {
 // A 32-bit compare of a small range whose tnum lies below 2^31 with an
 // immediate: refine_imm answers it as the 64-bit compare with the
 // immediate's low word. refine_full, which refine() runs for it (and
-// refine() for a constant tnum), must agree on the answer and on the value, for immediates whose low word lies
-// around a's bounds and whose upper word is 0, all ones or random.
+// refine() for a constant tnum), must agree on the answer and on the
+// value, for immediates whose low word lies around a's bounds and whose
+// upper word is 0, all ones or random.
 TEST(ScalarFastPath, Imm32CompareOfSmallMatchesRefineFull) {
   RawRng rng;
   std::vector<Scalar> as = mixed_values(rng, 3000, 100, 200);  // and values it must leave to refine_full
