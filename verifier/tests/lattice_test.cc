@@ -1,7 +1,7 @@
 // The state lattice's shortcuts (analysis/lattice.cc) against the
 // register-level operations they stand in for: a register equal on both
-// sides of a join is given join_reg's result (with join_into's reference
-// rule) or kept, never anything else; a join with spills (a fresh state)
+// sides of a join is kept (but where join_reg drops stale fields, and with
+// join_into's reference rule), never anything else; a join with spills (a fresh state)
 // and one without (in place) agree on everything but the spilled slot;
 // stack tags join byte by byte wherever they differ.
 #include <gtest/gtest.h>
@@ -54,13 +54,20 @@ void put_spill(State* s, uint32_t slot, uint8_t narrow, const RegState& reg) {
 
 bool same_bits(const RegState& a, const RegState& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-// join_into's register result for a register equal on both sides: join_reg,
-// then a maybe-NULL pointer keeps its id only when it is its reference's
-// (a non-NULL side means "not acquired" when NULL only then).
+// join_into's register result for a register equal on both sides: the
+// register itself (join is idempotent, lattice.cc's join_same), except an
+// uninit or mixed one, which becomes join_reg's fresh register, and a
+// maybe-NULL pointer holding its reference under another id, which loses
+// the id (a non-NULL side means "not acquired" when NULL only where the id
+// is the reference's).
 RegState expected_self_join(const RegState& x, bool widen) {
-  RegState r = join_reg(x, x, widen, MapTable{});
-  if (r.ref != 0 && r.maybe_null()) r.id = x.id == x.ref ? x.ref : 0;
-  return r;
+  if (x.kind == RegKind::uninit || x.kind == RegKind::mixed) return join_reg(x, x, widen, MapTable{});
+  if (x.ref != 0 && x.maybe_null() && x.id != x.ref) {
+    RegState r = join_reg(x, x, widen, MapTable{});
+    r.id = 0;
+    return r;
+  }
+  return x;
 }
 
 std::vector<RegState> samples() {

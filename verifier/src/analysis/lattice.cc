@@ -438,35 +438,25 @@ bool same_bits(const RegState& a, const RegState& b) {
   return (diff[0] | diff[1] | tail) == 0;
 }
 
-// A value that join and widen give back unchanged when met with itself
-// (joins_to_itself, scalar.h: constants, unknown, and the reduced small
-// and wide-low ranges). (join() reduces its result, and reduce() is
-// bounded, not idempotent on every value, so an arbitrary range is not
-// certain to come back bit for bit.)
-//
-// joins_to_itself's first case is asked here, inline, before the call: for
-// a value whose tnum is constant it answers exactly whether the value is
-// in Scalar::constant's form, and most values met here are constants (a
-// pointer's variable offset, 0, among them).
-bool self_joining(const Scalar& v) {
-  if (v.bits.is_const()) return v == Scalar::constant(v.bits.value);
-  return joins_to_itself(v);
-}
-
-// Whether join_reg_in(x, x, ...) is x itself, for any states and widening:
-// a scalar or pointer whose value is self_joining (join_reg then keeps
-// every field, see its equal-kind cases), unless it is a maybe-NULL pointer
-// holding a reference under another id, whose id join_reg_in clears.
-// An uninit or mixed register is its own join when it is join_reg's fresh
-// one (every other field zero).
+// Whether the join of a register with its own bits is the register
+// itself. That is the rule, not a computation: a register the two states
+// hold bit for bit alike is kept as it is, as the join of the states
+// (join is idempotent; design.md, "Join"). Scalar join() would reduce it
+// once more, and reduce() is bounded rather than idempotent on every
+// value, so it could tighten a range the transfer left loose; kept as it
+// is, the value still contains itself, which is all soundness asks, and
+// the join costs nothing where nothing differs. What does not hold for the
+// same bits: an uninit or mixed register other than join_reg's fresh one
+// (every other field zero), whose stale fields join_reg drops, and a
+// maybe-NULL pointer holding a reference under another id, whose id
+// join_reg_in clears.
 bool join_same(const RegState& x) {
   if (x.kind == RegKind::uninit || x.kind == RegKind::mixed) {
     RegState fresh;
     fresh.kind = x.kind;
     return same_bits(x, fresh);
   }
-  if (x.ref != 0 && x.maybe_null() && x.id != x.ref) return false;
-  return self_joining(x.value);
+  return !(x.ref != 0 && x.maybe_null() && x.id != x.ref);
 }
 
 // join_reg_in of a register uninit on either side: join_reg's fresh
