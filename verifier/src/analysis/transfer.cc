@@ -91,7 +91,10 @@ bool propagate_scalar(State& s, const RegState& reg) {
   bool have_class = false;
   auto narrow = [&](RegState& r) {
     if (r.kind != RegKind::scalar || r.id != from.id) return true;
-    if (r.link == from.link && r.off == from.off) return meet(r.value, from.value, Width::w64);
+    // A copy that already holds the proven value (the refined register
+    // itself, always) is left as it is: meet is idempotent, as join is
+    // (lattice.cc, join_same), where refine_equal would reduce it again.
+    if (r.link == from.link && r.off == from.off) return r.value == from.value || meet(r.value, from.value, Width::w64);
     // class_value is a function of `from` and the offset alone: copies at
     // the same offset (a register and its spill) share one.
     if (!have_class || class_off != r.off) {
