@@ -443,6 +443,16 @@ TEST(ScalarPrecision, Constants) {
   EXPECT_EQ(bswap(16, Scalar::constant(0x12345678)), Scalar::constant(0x7856));
 }
 
+// of_bytes is from_urange's answer written out, for every width a load has.
+TEST(ScalarPrecision, OfBytesIsFromUrange) {
+  for (const uint32_t bytes : {1u, 2u, 4u}) {
+    const Scalar want = Scalar::from_urange(0, (uint64_t{1} << (8 * bytes)) - 1);
+    EXPECT_EQ(Scalar::of_bytes(bytes), want) << bytes << ": " << show(want);
+    EXPECT_TRUE(is_reduced(Scalar::of_bytes(bytes))) << bytes;
+  }
+  EXPECT_EQ(Scalar::of_bytes(8), Scalar::unknown());
+}
+
 TEST(ScalarPrecision, ReductionAcross32And64) {
   // The low word of umin is above [0, 3]: the least value is in the next upper word.
   Scalar a;

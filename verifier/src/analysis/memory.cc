@@ -16,11 +16,6 @@ constexpr int64_t kSaneLimit = int64_t{1} << 40;  // beyond any region: keeps in
 // Bytes a load, store or atomic accesses (isa/ops.h).
 uint32_t size_of(Op op) { return op_info(op).size; }
 
-Scalar unknown_of_size(uint32_t size) {
-  if (size >= 8) return Scalar::unknown();
-  return Scalar::from_urange(0, (uint64_t{1} << (8 * size)) - 1);
-}
-
 Detail access_detail(const RegState& ptr, int64_t off, uint32_t size, uint32_t limit) {
   Detail d;
   d.kind = static_cast<uint8_t>(ptr.kind);
@@ -147,7 +142,7 @@ bool stack_load(Engine& e, State& s, const Insn& insn, const RegState& ptr, uint
     // Variable offset (privileged only, see transfer.cc): every byte it may
     // touch must be initialized; the value is unknown.
     if (!stack_read_range(e, s, insn.src, ptr, r, pc)) return false;
-    out = make_scalar(unknown_of_size(size));
+    out = make_scalar(Scalar::of_bytes(size));
     return true;
   }
   const int64_t index = r.lo + kStackSize;
@@ -178,7 +173,7 @@ bool stack_load(Engine& e, State& s, const Insn& insn, const RegState& ptr, uint
       const uint64_t mask = (uint64_t{1} << (8 * size)) - 1;
       out = make_scalar(Scalar::constant(v & mask));
     } else {
-      out = make_scalar(unknown_of_size(size));
+      out = make_scalar(Scalar::of_bytes(size));
     }
     return true;
   }
@@ -209,7 +204,7 @@ bool stack_load(Engine& e, State& s, const Insn& insn, const RegState& ptr, uint
     out.kind = RegKind::mixed;
     return true;
   }
-  out = make_scalar(all_zero ? Scalar::constant(0) : unknown_of_size(size));
+  out = make_scalar(all_zero ? Scalar::constant(0) : Scalar::of_bytes(size));
   return true;
 }
 
@@ -313,7 +308,7 @@ bool ctx_access(Engine& e, uint32_t reg, const RegState& ptr, int64_t insn_off, 
     if (!bytes_of(ptr, off, size, r) || r.lo < 0 || r.hi > int64_t{e.type.ctx_size}) {
       return e.fail(pc, Reason::ctx_bad_access, static_cast<int32_t>(reg), d);
     }
-    if (out != nullptr) *out = make_scalar(unknown_of_size(size));
+    if (out != nullptr) *out = make_scalar(Scalar::of_bytes(size));
     return true;
   }
   if (ptr.off != 0 || !ptr.var_is_zero()) {
@@ -337,7 +332,7 @@ bool ctx_access(Engine& e, uint32_t reg, const RegState& ptr, int64_t insn_off, 
   }
   if (out != nullptr) {
     switch (f->yields) {
-      case CtxYield::scalar: *out = make_scalar(unknown_of_size(size)); break;
+      case CtxYield::scalar: *out = make_scalar(Scalar::of_bytes(size)); break;
       case CtxYield::packet:
         if (off != f->offset || size != f->size) return e.fail(pc, Reason::ctx_bad_access, static_cast<int32_t>(reg), d);
         *out = make_pointer(RegKind::packet);
@@ -610,7 +605,7 @@ bool step_load(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
   if (!check_init(e, *s, insn.src, pc)) return false;
   const RegState ptr = s->regs()[insn.src];
   const uint32_t size = size_of(insn.op);
-  RegState out = make_scalar(unknown_of_size(size));
+  RegState out = make_scalar(Scalar::of_bytes(size));
   if (!note_access(e, ptr, insn.src, pc)) return false;
   if (ptr.is_pointer() && !check_alignment(e, ptr, insn.offset, size, insn.src, pc)) return false;
   if (ptr.kind == RegKind::stack) {
@@ -714,7 +709,7 @@ bool step_atomic(Engine& e, State*& s, const Insn& insn, uint32_t pc) {
   }
   // Atomics are always checked strictly (check_atomic: strict_alignment_once).
   if (!check_alignment(e, ptr, insn.offset, size, insn.dst, pc, true)) return false;
-  RegState fetched = make_scalar(unknown_of_size(size));
+  RegState fetched = make_scalar(Scalar::of_bytes(size));
   if (ptr.kind == RegKind::stack) {
     Insn load = insn;
     load.src = insn.dst;

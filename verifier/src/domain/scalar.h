@@ -31,6 +31,17 @@ struct Scalar {
     return {Tnum::constant(value), value, value, static_cast<int64_t>(value), static_cast<int64_t>(value),
             v32, v32, static_cast<int32_t>(v32), static_cast<int32_t>(v32)};
   }
+  // Any value of `bytes` bytes (1, 2, 4; else any value at all),
+  // zero-extended: from_urange(0, 2^(8 bytes) - 1) written out, which
+  // narrow loads ask for often and from_urange would reduce each time
+  // (scalar_test checks the two agree).
+  static constexpr Scalar of_bytes(uint32_t bytes) {
+    if (bytes >= 8) return unknown();
+    const uint64_t max = (uint64_t{1} << (8 * bytes)) - 1;
+    const auto max32 = static_cast<uint32_t>(max);
+    const int32_t s32_max = bytes >= 4 ? INT32_MAX : static_cast<int32_t>(max32);
+    return {Tnum{0, max}, 0, max, 0, static_cast<int64_t>(max), 0, max32, bytes >= 4 ? INT32_MIN : 0, s32_max};
+  }
   // Values in [lo, hi] (unsigned, resp. signed); lo <= hi.
   static Scalar from_urange(uint64_t lo, uint64_t hi);
   static Scalar from_srange(int64_t lo, int64_t hi);
