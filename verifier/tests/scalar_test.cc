@@ -1715,6 +1715,91 @@ TEST(ScalarFastPath, ShiftByARangeMatchesOneJoinAfterAnother) {
 }
 
 
+// The raw value shift_const builds for a 64-bit lsh or rsh of a by the
+// constant k, written out from lsh_r / rsh_r (scalar.cc) for this test:
+// reduced by the reference reduction, it is what the shift gives.
+Scalar raw_shift64(AluOp op, const Scalar& a, unsigned k) {
+  Scalar r;
+  if (op == AluOp::lsh) {
+    r.bits = tnum::lsh(a.bits, k);
+    if (a.umax <= (kMax >> k)) r.umin = a.umin << k, r.umax = a.umax << k;
+    if (a.smin >= (INT64_MIN >> k) && a.smax <= (INT64_MAX >> k))
+      r.smin = s64(u64(a.smin) << k), r.smax = s64(u64(a.smax) << k);
+    if (k >= 32) {
+      r.u32_min = r.u32_max = 0;
+      r.s32_min = r.s32_max = 0;
+    } else {
+      if (a.u32_max <= (0xffffffffu >> k)) r.u32_min = a.u32_min << k, r.u32_max = a.u32_max << k;
+      if (a.s32_min >= (INT32_MIN >> k) && a.s32_max <= (INT32_MAX >> k)) {
+        r.s32_min = static_cast<int32_t>(static_cast<uint32_t>(a.s32_min) << k);
+        r.s32_max = static_cast<int32_t>(static_cast<uint32_t>(a.s32_max) << k);
+      }
+    }
+    return r;
+  }
+  r.bits = tnum::rsh(a.bits, k);
+  if (k == 0) {
+    Scalar same = a;
+    same.bits = r.bits;
+    return same;
+  }
+  r.umin = a.umin >> k;
+  r.umax = a.umax >> k;
+  return r;
+}
+
+// lsh64_small and rsh64_low (scalar.cc) answer 64-bit shifts by a constant
+// of small ranges, and right shifts whose result lies below 2^31, without
+// make64: the result must be the reference reduction of the raw value (or
+// the unknown value for an empty one, as make64 answers), and a fixpoint
+// of the reference round where a shortcut applies (shift() hulls such
+// results). Inputs: small ranges loose and reduced, their left shifts by
+// 32..40 (and those with a bound moved), wide-low and random values.
+TEST(ScalarFastPath, ShiftOfSmallRangeMatchesTheReduction) {
+  RawRng rng;
+  std::vector<Scalar> as = mixed_values(rng, 3000, 200, 1500);
+  for (uint64_t c : interesting()) as.push_back(Scalar::constant(c));
+  const size_t n = as.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (!scalar_parts::is_small(as[i])) continue;
+    const unsigned k = 32 + static_cast<unsigned>(rng.next() % 9);
+    Scalar up = raw_shift64(AluOp::lsh, as[i], k);
+    as.push_back(up);
+    if (reduce(up)) as.push_back(up);
+    up.umax += (rng.next() % 2) << k;
+    as.push_back(up);
+  }
+  int lsh_taken = 0, rsh_taken = 0, settled = 0;
+  for (const Scalar& a : as) {
+    for (unsigned k = 0; k < 64; ++k) {
+      for (AluOp op : {AluOp::lsh, AluOp::rsh}) {
+        Scalar ref = raw_shift64(op, a, k);
+        const Scalar expect = reference::reduce(ref) ? ref : Scalar::unknown();
+        const Scalar b = Scalar::constant(k);
+        ASSERT_EQ(alu_full(op, Width::w64, a, b), expect) << int(op) << " k " << k << show(a);
+        ASSERT_EQ(alu(op, Width::w64, a, b), expect) << int(op) << " k " << k << show(a);
+        const uint64_t lo = a.umin, hi = a.umax;
+        bool taken = false;
+        if (op == AluOp::lsh) {
+          taken = scalar_parts::is_small(a) && scalar_parts::small_settled(a.bits, lo, hi) &&
+                  hi <= (uint64_t{INT64_MAX} >> k) && (k < 32 ? (hi << k) <= 0x7fffffff : lo < hi);
+          lsh_taken += taken;
+        } else {
+          taken = k == 0 ? scalar_parts::is_small(a) : ((lo >> k) <= (hi >> k) && (hi >> k) <= 0x7fffffff);
+          rsh_taken += taken;
+          settled += taken && scalar_parts::small_settled(tnum::rsh(a.bits, k), lo >> k, hi >> k);
+        }
+        if (taken) {
+          ASSERT_TRUE(is_fixpoint(expect)) << int(op) << " k " << k << show(a) << " -> " << show(expect);
+        }
+      }
+    }
+  }
+  EXPECT_GT(lsh_taken, 20000);
+  EXPECT_GT(rsh_taken, 100000);
+  EXPECT_GT(settled, 50000);
+}
+
 // refine_equal (a copy learning its register's value) against refine(jeq,
 // w64, true) on a copy: values b within a (a itself, a refined by a
 // compare, a member of a, a with one bound moved in or its tnum narrowed

@@ -270,13 +270,89 @@ Scalar make32(Tnum t, Range b) {
   return make32(t, b, fixpoint);
 }
 
+// A 64-bit left shift by k of a small range a (is_small) that the small
+// round leaves as it is (small_settled(t, lo, hi), as every reduced small
+// range: see joins_to_itself), without make64: `r <<= 32` of an index or
+// a masked byte. lsh_r keeps [lo << k, hi << k] at 64 bits, unsigned and
+// signed, when hi << k <= INT64_MAX (then no bit falls off either way).
+//  - hi << k < 2^31 (so k < 32): lsh_r(k32) keeps [lo << k, hi << k] too,
+//    finish_low_range takes the raw value: finish_small(t << k, lo << k,
+//    hi << k). Shifting loses no bit of a member, so lo << k and hi << k
+//    are members of t << k, and the highest bit where they differ and
+//    t's highest unknown bit both move up by k: small_settled holds
+//    again, and the result is set_small of them.
+//  - k >= 32, lo < hi: the raw value R = {t << k, [lo << k, hi << k] at 64
+//    bits, the 32-bit bounds exact(0)} is its own reduction. make64: not a
+//    low range (hi << k >= 2^32), not tnum_bounds_low (t << k has a member
+//    >= 2^32); reduce_reporting: t << k is not constant (lo, hi are two
+//    members of t), not unknown, its mask's low word is 0 (not wide-low,
+//    not to_wide_low), its mask is even (not to_low_bits_unknown); in
+//    reduce_rounds not small (hi << k != 0 = u32_max), and settled():
+//    every 64-bit ordering is that of [lo << k, hi << k] >= 0, the 32-bit
+//    one [0, 0]; each bound is a member as above (and 0 of the low word,
+//    which t << k knows to be 0); mask_within as above (and 0 for the low
+//    word); the 64-bit spans are >= 2^32 (both circle tests pass); every
+//    64-bit bound has the low word 0, inside the circle [0, 0]. So the
+//    reduction returns R unchanged and reports a fixpoint.
+// (scalar_test's ShiftOfSmallRangeMatchesTheReduction compares both with
+// the reference reduction of the raw value.)
+KEEL_HOT bool lsh64_small(const Scalar& a, unsigned k, Scalar& out) {
+  const uint64_t lo = a.umin, hi = a.umax;
+  if (!is_small(a) || hi > (uint64_t{INT64_MAX} >> k) || !small_settled(a.bits, lo, hi)) return false;
+  const Tnum t = tnum::lsh(a.bits, k);
+  if (k < 32 && (hi << k) <= 0x7fff'ffffu) {
+    set_small(out, t, lo << k, hi << k);
+    return true;
+  }
+  if (k < 32 || lo == hi) return false;
+  out.bits = t;
+  out.umin = lo << k;
+  out.umax = hi << k;
+  out.smin = static_cast<int64_t>(lo << k);
+  out.smax = static_cast<int64_t>(hi << k);
+  out.u32_min = out.u32_max = 0;
+  out.s32_min = out.s32_max = 0;
+  return true;
+}
+
+// A 64-bit right shift by k whose result lies below 2^31: for k >= 1, of
+// any a with lo = a.umin >> k <= hi = a.umax >> k < 2^31 (rsh_r's unsigned
+// bounds; its signed ones and the 32-bit ones are full); for k = 0, of a
+// small range a (the ranges are a's own, all [lo, hi]). make64's
+// finish_low_range takes both: the result is finish_small(t >> k, lo,
+// hi), and when small_settled holds, set_small(t >> k, lo, hi) -- the
+// value `(x << 32) >> 32` and `x >> 4` give a small index or byte, and
+// a shift by a register that holds 0.
+// (scalar_test's ShiftOfSmallRangeMatchesTheReduction compares it with
+// the reference reduction of the raw value.)
+KEEL_HOT bool rsh64_low(const Scalar& a, unsigned k, Scalar& out) {
+  const uint64_t lo = a.umin >> k, hi = a.umax >> k;
+  if (k == 0 ? !is_small(a) : (lo > hi || hi > 0x7fff'ffffu)) return false;
+  const Tnum t = tnum::rsh(a.bits, k);
+  if (small_settled(t, lo, hi)) {
+    set_small(out, t, lo, hi);
+  } else {
+    out = finish_small(t, lo, hi);
+  }
+  return true;
+}
+
 KEEL_HOT Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k, bool& fixpoint) {
   if (w == Width::w64) {
+    Scalar r;
     switch (op) {
       case AluOp::lsh:
+        if (lsh64_small(a, k, r)) {
+          fixpoint = true;  // as make64 reports for finish_small and for R (above)
+          return r;
+        }
         return make64(tnum::lsh(a.bits, k), lsh_r(k64, r64(a), k),
                       k < 32 ? lsh_r(k32, r32(a), k) : exact(k32, 0), fixpoint);
       case AluOp::rsh:
+        if (rsh64_low(a, k, r)) {
+          fixpoint = true;  // make64 reports finish_small's results as fixpoints
+          return r;
+        }
         return make64(tnum::rsh(a.bits, k), rsh_r(k64, r64(a), k), k == 0 ? r32(a) : full(k32), fixpoint);
       default:
         return make64(tnum::arsh(a.bits, k), arsh_r(k64, r64(a), k), k == 0 ? r32(a) : full(k32), fixpoint);
@@ -645,6 +721,8 @@ Scalar alu(AluOp op, Width w, const Scalar& dst, const Scalar& src) {
   if (dst.bits.is_const() && src.bits.is_const() && fold(op, w, dst.bits.value, src.bits.value, folded) &&
       dst == Scalar::constant(dst.bits.value) && src == Scalar::constant(src.bits.value))
     return Scalar::constant(folded);
+  // alu64 and alu32 hand shifts to shift() before any other work.
+  if (op == AluOp::lsh || op == AluOp::rsh || op == AluOp::arsh) return shift(op, w, dst, src);
   if (w == Width::w64) {
     if (op == AluOp::mov) return src;  // as alu64 does, without its set-up
     Scalar small;
