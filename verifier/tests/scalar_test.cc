@@ -1354,6 +1354,34 @@ std::vector<Scalar> mixed_values(RawRng& rng, int smalls, int wides, int raws) {
   return values;
 }
 
+// small_alu64 (alu()'s path for add, sub, and and or of two small ranges)
+// against alu_full, with loose small ranges (small_values: raw values
+// whose tnums may reach above 2^31 or miss the bounds) on either side of
+// reduced ones and constants.
+TEST(ScalarFastPath, LooseSmallRangeAluMatchesAluFull) {
+  RawRng rng;
+  std::vector<Scalar> smalls;
+  while (smalls.size() < 80) {
+    Scalar s = rng.small_range();
+    if (reduce(s)) smalls.push_back(s);
+  }
+  for (uint64_t v : {uint64_t{0}, uint64_t{1}, uint64_t{12}, uint64_t{0x7fffffff}}) smalls.push_back(Scalar::constant(v));
+  const AluOp ops[] = {AluOp::add, AluOp::sub, AluOp::bit_and, AluOp::bit_or};
+  int ors = 0;
+  for (const Scalar& a : small_values(rng, 400)) {
+    for (const Scalar& b : smalls) {
+      for (AluOp op : ops) {
+        ASSERT_EQ(alu(op, Width::w64, a, b), alu_full(op, Width::w64, a, b)) << int(op) << show(a) << show(b);
+        ASSERT_EQ(alu(op, Width::w64, b, a), alu_full(op, Width::w64, b, a)) << int(op) << show(b) << show(a);
+      }
+      const Tnum t = tnum::bit_or(a.bits, b.bits);
+      ors += scalar_parts::is_small(a) && scalar_parts::is_small(b) && (t.value | t.mask) <= 0x7fffffff &&
+             std::max(a.umin, b.umin) <= t.value;
+    }
+  }
+  EXPECT_GT(ors, 2000);
+}
+
 // join() joins two small ranges directly; join_full, the component-wise
 // hull and its reduction, must agree (also for every other pair, which
 // join() hands to join_full, and for pairs where one is not small).
@@ -1769,7 +1797,9 @@ TEST(ScalarFastPath, ShiftOfSmallRangeMatchesTheReduction) {
     up.umax += (rng.next() % 2) << k;
     as.push_back(up);
   }
-  int lsh_taken = 0, rsh_taken = 0, settled = 0;
+  as.push_back(Scalar::unknown());
+  as.push_back(Scalar::from_srange(-5, 1000));
+  int lsh_taken = 0, rsh_taken = 0, settled = 0, unknowns = 0;
   for (const Scalar& a : as) {
     for (unsigned k = 0; k < 64; ++k) {
       for (AluOp op : {AluOp::lsh, AluOp::rsh}) {
@@ -1788,6 +1818,9 @@ TEST(ScalarFastPath, ShiftOfSmallRangeMatchesTheReduction) {
           taken = k == 0 ? scalar_parts::is_small(a) : ((lo >> k) <= (hi >> k) && (hi >> k) <= 0x7fffffff);
           rsh_taken += taken;
           settled += taken && scalar_parts::small_settled(tnum::rsh(a.bits, k), lo >> k, hi >> k);
+          const bool unknown = k >= 1 && k <= 32 && a.bits == Tnum::unknown() && lo == 0 && hi == kMax;
+          unknowns += unknown;
+          taken = taken || unknown;
         }
         if (taken) {
           ASSERT_TRUE(is_fixpoint(expect)) << int(op) << " k " << k << show(a) << " -> " << show(expect);
@@ -1798,6 +1831,7 @@ TEST(ScalarFastPath, ShiftOfSmallRangeMatchesTheReduction) {
   EXPECT_GT(lsh_taken, 20000);
   EXPECT_GT(rsh_taken, 100000);
   EXPECT_GT(settled, 50000);
+  EXPECT_GT(unknowns, 200);
 }
 
 // refine_equal (a copy learning its register's value) against refine(jeq,

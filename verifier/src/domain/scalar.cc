@@ -337,6 +337,34 @@ KEEL_HOT bool rsh64_low(const Scalar& a, unsigned k, Scalar& out) {
   return true;
 }
 
+// A 64-bit right shift by k in [1, 32] of a value whose tnum is unknown
+// and whose unsigned bounds are full (the unknown value, and any value
+// known only by signed or 32-bit bounds, which rsh_r and the full 32-bit
+// result drop): the raw value is R = {t = {0, M}, unsigned [0, M],
+// signed and 32-bit bounds full} with M = 2^(64-k) - 1. make64: no low
+// range (M >= 2^32 - 1), no tnum_bounds_low; reduce_reporting: t is not
+// constant, not unknown; for k = 32 (t = {0, 2^32 - 1}) not wide-low
+// (smin != umin) but to_wide_low's: lo = max(0, 0), hi = min(M, 2^32 - 1)
+// -> wide_low(0, 2^32 - 1); for k < 32 not wide-low (mask > 2^32 - 1) and
+// to_low_bits_unknown's: the signed bounds become [0, M]. Both are
+// reported fixpoints. (scalar_test's ShiftOfSmallRangeMatchesTheReduction
+// compares it with the reference reduction of R.)
+KEEL_HOT bool rsh64_of_unknown(const Scalar& a, unsigned k, Scalar& out) {
+  if (k == 0 || k > 32 || a.bits.value != 0 || a.bits.mask != ~uint64_t{0} || a.umin != 0 || a.umax != UINT64_MAX)
+    return false;
+  if (k == 32) {
+    out = wide_low(0, kLow32);
+    return true;
+  }
+  const uint64_t m = UINT64_MAX >> k;
+  out = Scalar::unknown();
+  out.bits = Tnum{0, m};
+  out.umax = m;
+  out.smin = 0;
+  out.smax = static_cast<int64_t>(m);
+  return true;
+}
+
 KEEL_HOT Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k, bool& fixpoint) {
   if (w == Width::w64) {
     Scalar r;
@@ -349,8 +377,8 @@ KEEL_HOT Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k, bool
         return make64(tnum::lsh(a.bits, k), lsh_r(k64, r64(a), k),
                       k < 32 ? lsh_r(k32, r32(a), k) : exact(k32, 0), fixpoint);
       case AluOp::rsh:
-        if (rsh64_low(a, k, r)) {
-          fixpoint = true;  // make64 reports finish_small's results as fixpoints
+        if (rsh64_low(a, k, r) || rsh64_of_unknown(a, k, r)) {
+          fixpoint = true;  // as make64 reports them (above)
           return r;
         }
         return make64(tnum::rsh(a.bits, k), rsh_r(k64, r64(a), k), k == 0 ? r32(a) : full(k32), fixpoint);
@@ -649,12 +677,24 @@ KEEL_HOT bool fold(AluOp op, Width w, uint64_t a, uint64_t b, uint64_t& out) {
 // result is make64 of it, without the general interval rules — and
 // make64 of a small range is finish_small. (scalar_test checks it against
 // alu_full.)
+//
+// bit_or of two small ranges: or_r gives [L, the width's maximum] at both
+// widths and in both orders, L = max(a.umin, b.umin) (both operands are
+// non-negative), so make64 finds no low range and asks tnum_bounds_low:
+// with t = a.bits | b.bits below 2^31 and L <= t.value, every interval
+// holds [t.value, t.umax()], and the result is tnum_low_result(t).
+// (SmallRangeAluMatchesTransferFunctions checks it against alu_full.)
 KEEL_HOT bool small_alu64(AluOp op, const Scalar& a, const Scalar& b, Scalar& out) {
-  if (op != AluOp::add && op != AluOp::sub && op != AluOp::bit_and) return false;
+  if (op != AluOp::add && op != AluOp::sub && op != AluOp::bit_and && op != AluOp::bit_or) return false;
   if (!is_small(a) || !is_small(b)) return false;
   uint64_t lo = 0, hi = 0;
   Tnum t;
   switch (op) {
+    case AluOp::bit_or:
+      t = tnum::bit_or(a.bits, b.bits);
+      if ((t.value | t.mask) > 0x7fff'ffffu || max_of(a.umin, b.umin) > t.value) return false;
+      out = tnum_low_result(t);
+      return true;
     case AluOp::add:
       lo = a.umin + b.umin;
       hi = a.umax + b.umax;
