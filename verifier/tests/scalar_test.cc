@@ -1354,7 +1354,7 @@ std::vector<Scalar> mixed_values(RawRng& rng, int smalls, int wides, int raws) {
   return values;
 }
 
-// small_alu64 (alu()'s path for add, sub, and and or of two small ranges)
+// small_alu (alu()'s path for add, sub, and and or of two small ranges)
 // against alu_full, with loose small ranges (small_values: raw values
 // whose tnums may reach above 2^31 or miss the bounds) on either side of
 // reduced ones and constants.
@@ -1371,8 +1371,10 @@ TEST(ScalarFastPath, LooseSmallRangeAluMatchesAluFull) {
   for (const Scalar& a : small_values(rng, 400)) {
     for (const Scalar& b : smalls) {
       for (AluOp op : ops) {
-        ASSERT_EQ(alu(op, Width::w64, a, b), alu_full(op, Width::w64, a, b)) << int(op) << show(a) << show(b);
-        ASSERT_EQ(alu(op, Width::w64, b, a), alu_full(op, Width::w64, b, a)) << int(op) << show(b) << show(a);
+        for (Width w : kWidths) {
+          ASSERT_EQ(alu(op, w, a, b), alu_full(op, w, a, b)) << int(op) << show(a) << show(b);
+          ASSERT_EQ(alu(op, w, b, a), alu_full(op, w, b, a)) << int(op) << show(b) << show(a);
+        }
       }
       const Tnum t = tnum::bit_or(a.bits, b.bits);
       ors += scalar_parts::is_small(a) && scalar_parts::is_small(b) && (t.value | t.mask) <= 0x7fffffff &&

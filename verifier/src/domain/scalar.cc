@@ -684,35 +684,55 @@ KEEL_HOT bool fold(AluOp op, Width w, uint64_t a, uint64_t b, uint64_t& out) {
 // with t = a.bits | b.bits below 2^31 and L <= t.value, every interval
 // holds [t.value, t.umax()], and the result is tnum_low_result(t).
 // (SmallRangeAluMatchesTransferFunctions checks it against alu_full.)
-KEEL_HOT bool small_alu64(AluOp op, const Scalar& a, const Scalar& b, Scalar& out) {
+//
+// At w32 the same, with alu32's tnum cast32(op(cast32(a.bits),
+// cast32(b.bits))) (make32 casts it again, which changes nothing): a
+// small operand's 32-bit bounds are its 64-bit ones, so add_r, sub_r
+// and and_r at k32 give the same [lo, hi], and make32 sets the 64-bit
+// bounds to that small low word: the raw value is the small range
+// [lo, hi] with tnum t, which make32 reduces (tnum_low_result when
+// tnum_bounds_low holds, which is that reduction, else reduce_reporting:
+// a constant t or reduce_rounds' small rounds, as finish_small does) —
+// except that an empty value becomes wide_low(0, 2^32 - 1) there and the
+// unknown value in finish_small, which gives the unknown value for empty
+// values only (its other results lie below 2^31). For bit_or, or_r at k32
+// gives [L, 2^32 - 1] unsigned and [L, INT32_MAX] signed; make32 sets the
+// 64-bit bounds [0, 2^32 - 1] (the low word is not small), and
+// tnum_bounds_low holds under the same test: tnum_low_result(t).
+KEEL_HOT bool small_alu(AluOp op, Width w, const Scalar& a, const Scalar& b, Scalar& out) {
   if (op != AluOp::add && op != AluOp::sub && op != AluOp::bit_and && op != AluOp::bit_or) return false;
   if (!is_small(a) || !is_small(b)) return false;
+  const bool w32 = w == Width::w32;
+  const Tnum ta = w32 ? tnum::cast32(a.bits) : a.bits, tb = w32 ? tnum::cast32(b.bits) : b.bits;
   uint64_t lo = 0, hi = 0;
   Tnum t;
   switch (op) {
     case AluOp::bit_or:
-      t = tnum::bit_or(a.bits, b.bits);
+      t = tnum::bit_or(ta, tb);
+      if (w32) t = tnum::cast32(t);
       if ((t.value | t.mask) > 0x7fff'ffffu || max_of(a.umin, b.umin) > t.value) return false;
       out = tnum_low_result(t);
       return true;
     case AluOp::add:
       lo = a.umin + b.umin;
       hi = a.umax + b.umax;
-      t = tnum::add(a.bits, b.bits);
+      t = tnum::add(ta, tb);
       break;
     case AluOp::sub:
       if (a.umin < b.umax) return false;  // may be negative
       lo = a.umin - b.umax;
       hi = a.umax - b.umin;
-      t = tnum::sub(a.bits, b.bits);
+      t = tnum::sub(ta, tb);
       break;
     default:
       hi = min_of(a.umax, b.umax);
-      t = tnum::bit_and(a.bits, b.bits);
+      t = tnum::bit_and(ta, tb);
       break;
   }
   if (hi > 0x7fff'ffffu) return false;
+  if (w32) t = tnum::cast32(t);
   out = finish_small(t, lo, hi);
+  if (w32 && out.umax > kLow32) out = wide_low(0, kLow32);  // finish_small found it empty (above)
   return true;
 }
 
@@ -763,11 +783,9 @@ Scalar alu(AluOp op, Width w, const Scalar& dst, const Scalar& src) {
     return Scalar::constant(folded);
   // alu64 and alu32 hand shifts to shift() before any other work.
   if (op == AluOp::lsh || op == AluOp::rsh || op == AluOp::arsh) return shift(op, w, dst, src);
-  if (w == Width::w64) {
-    if (op == AluOp::mov) return src;  // as alu64 does, without its set-up
-    Scalar small;
-    if (small_alu64(op, dst, src, small)) return small;
-  }
+  if (w == Width::w64 && op == AluOp::mov) return src;  // as alu64 does, without its set-up
+  Scalar small;
+  if (small_alu(op, w, dst, src, small)) return small;
   return alu_full(op, w, dst, src);
 }
 
@@ -777,7 +795,7 @@ Scalar alu_full(AluOp op, Width w, const Scalar& dst, const Scalar& src) {
 
 // A small range a (is_small) with a non-constant tnum, plus or minus a
 // constant c < 2^31 whose result [lo, hi] stays in [0, 2^31): alu() takes
-// no fold (a's tnum is not constant) and hands it to small_alu64, which
+// no fold (a's tnum is not constant) and hands it to small_alu, which
 // gives finish_small(t, lo, hi) with t = a.bits +/- c (tnum::add, sub).
 // When t has lo and hi as members (it does when a's bounds are members of
 // a's tnum, as in every reduced small range: the tnum sum of members is a
