@@ -1836,6 +1836,30 @@ TEST(ScalarFastPath, ShiftOfSmallRangeMatchesTheReduction) {
   EXPECT_GT(unknowns, 200);
 }
 
+// shift_imm (step_alu's path for a shift by an immediate) against alu()
+// with the immediate's constant: every amount below 70, sign-extended
+// negative immediates, and random ones, at both widths.
+TEST(ScalarFastPath, ShiftByAnImmediateMatchesAlu) {
+  RawRng rng;
+  std::vector<Scalar> as = mixed_values(rng, 200, 40, 200);
+  for (uint64_t c : interesting()) as.push_back(Scalar::constant(c));
+  as.push_back(Scalar::unknown());
+  std::vector<uint64_t> imms;
+  for (uint64_t c = 0; c < 70; ++c) imms.push_back(c);
+  for (int64_t c : {-1, -31, -32, -33, -64, INT32_MIN}) imms.push_back(u64(c));
+  for (int i = 0; i < 8; ++i) imms.push_back(u64(static_cast<int32_t>(rng.next())));
+  for (const Scalar& a : as) {
+    for (uint64_t c : imms) {
+      for (AluOp op : kShiftOps) {
+        for (Width w : kWidths) {
+          ASSERT_EQ(shift_imm(op, w, a, c), alu(op, w, a, Scalar::constant(c)))
+              << int(op) << " w64 " << (w == Width::w64) << " c " << c << show(a);
+        }
+      }
+    }
+  }
+}
+
 // refine_equal (a copy learning its register's value) against refine(jeq,
 // w64, true) on a copy: values b within a (a itself, a refined by a
 // compare, a member of a, a with one bound moved in or its tnum narrowed

@@ -825,6 +825,21 @@ Scalar alu64_imm(AluOp op, const Scalar& a, uint64_t c) {
   return alu(op, Width::w64, a, Scalar::constant(c));
 }
 
+// alu() with src = Scalar::constant(c): its fold (src is in constant
+// form, so only dst's form is asked), then shift(), where shift_amounts
+// of a constant c has the one candidate c & (bits - 1): its tnum is that
+// constant, and [lo, hi] is [c, c] when c (resp. its low word) is below
+// the width, else [0, bits - 1]; either way the candidate lies inside,
+// and shift() returns shift_const of it. (scalar_test's
+// ShiftByAnImmediateMatchesAlu compares it with alu().)
+Scalar shift_imm(AluOp op, Width w, const Scalar& a, uint64_t c) {
+  uint64_t folded = 0;
+  if (a.bits.is_const() && fold(op, w, a.bits.value, c, folded) && a == Scalar::constant(a.bits.value))
+    return Scalar::constant(folded);
+  bool fixpoint = false;
+  return shift_const(op, w, a, static_cast<unsigned>(c & (w == Width::w64 ? 63 : 31)), fixpoint);
+}
+
 Scalar neg(Width w, const Scalar& dst) { return alu(AluOp::sub, w, Scalar::constant(0), dst); }
 
 Scalar zext32(const Scalar& s) { return make32(s.bits, r32(s)); }
