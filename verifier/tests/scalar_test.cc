@@ -1801,7 +1801,7 @@ TEST(ScalarFastPath, ShiftOfSmallRangeMatchesTheReduction) {
   }
   as.push_back(Scalar::unknown());
   as.push_back(Scalar::from_srange(-5, 1000));
-  int lsh_taken = 0, rsh_taken = 0, settled = 0, unknowns = 0;
+  int lsh_taken = 0, rsh_taken = 0, settled = 0, unknowns = 0, low_words = 0;
   for (const Scalar& a : as) {
     for (unsigned k = 0; k < 64; ++k) {
       for (AluOp op : {AluOp::lsh, AluOp::rsh}) {
@@ -1816,6 +1816,10 @@ TEST(ScalarFastPath, ShiftOfSmallRangeMatchesTheReduction) {
           taken = scalar_parts::is_small(a) && scalar_parts::small_settled(a.bits, lo, hi) &&
                   hi <= (uint64_t{INT64_MAX} >> k) && (k < 32 ? (hi << k) <= 0x7fffffff : lo < hi);
           lsh_taken += taken;
+          const bool by32 = k == 32 && (a.bits.mask & 0xffffffff) == 0xffffffff && (a.bits.value & 0xffffffff) == 0 &&
+                            (a.smin < INT32_MIN || a.smax > INT32_MAX) && (hi > 0xffffffff || (lo == 0 && hi == 0xffffffff));
+          low_words += by32;
+          taken = taken || by32;
         } else {
           taken = k == 0 ? scalar_parts::is_small(a) : ((lo >> k) <= (hi >> k) && (hi >> k) <= 0x7fffffff);
           rsh_taken += taken;
@@ -1834,6 +1838,7 @@ TEST(ScalarFastPath, ShiftOfSmallRangeMatchesTheReduction) {
   EXPECT_GT(rsh_taken, 100000);
   EXPECT_GT(settled, 50000);
   EXPECT_GT(unknowns, 200);
+  EXPECT_GT(low_words, 20);
 }
 
 // shift_imm (step_alu's path for a shift by an immediate) against alu()

@@ -315,6 +315,44 @@ KEEL_HOT bool lsh64_small(const Scalar& a, unsigned k, Scalar& out) {
   return true;
 }
 
+// `x <<= 32` of a value whose low word the tnum does not know (the unknown
+// value, a zero-extended word) and whose bounds lsh_r drops: the tnum
+// t << 32 is {0, 2^64 - 2^32}, the signed bounds are full (a.smin <
+// INT32_MIN or a.smax > INT32_MAX), the unsigned ones full (a.umax >=
+// 2^32) or [0, 2^64 - 2^32] (a's were [0, 2^32 - 1]), the 32-bit bounds
+// [0, 0]. The reduction of that raw value R is Z = {t, unsigned [0, 2^64
+// - 2^32], signed [INT64_MIN, 2^63 - 2^32], 32-bit [0, 0]}, a fixpoint:
+// make64 finds no low range and no tnum_bounds_low (umax >= 2^31);
+// reduce_reporting: t is not constant, not unknown, not {0, 2^32 - 1},
+// its mask is above INT64_MAX (not to_low_bits_unknown); reduce_rounds:
+// not small, not settled (umax = 2^64 - 1, resp. smax = INT64_MAX, is no
+// member of t). Round one: the 64-bit sync keeps a full R and makes the
+// other {0, 2^64 - 2^32, INT64_MIN, INT64_MAX} (two non-empty pieces); the
+// spans are >= 2^32 (no 64 -> 32); 32 -> 64 with the circle [0, 0] moves
+// umax and smax down to the nearest value with low word 0 (2^64 - 2^32,
+// 2^63 - 2^32) and keeps 0 and INT64_MIN; the sync after it keeps that;
+// not small; the 64-bit meets are skipped (ends across the top bit, a
+// crossing signed range), the 32-bit ones meet t with {0, 2^64 - 2^32},
+// which is t; every bound is a member of t, the 32-bit ones of cast32(t)
+// = 0: that is Z, reported `again`. Round two finds Z settled (the same
+// checks: every bound a member, mask_within, spans >= 2^32, every 64-bit
+// low word 0 in the circle [0, 0]) and stops with a fixpoint.
+// (ShiftOfSmallRangeMatchesTheReduction compares with the reference
+// reduction of R.)
+KEEL_HOT bool lsh64_low_word_by_32(const Scalar& a, unsigned k, Scalar& out) {
+  if (k != 32 || (a.bits.mask & kLow32) != kLow32 || (a.bits.value & kLow32) != 0) return false;
+  if (a.smin >= INT32_MIN && a.smax <= INT32_MAX) return false;
+  if (a.umax <= kLow32 && (a.umin != 0 || a.umax != kLow32)) return false;
+  out.bits = Tnum{0, ~kLow32};
+  out.umin = 0;
+  out.umax = ~kLow32;
+  out.smin = INT64_MIN;
+  out.smax = static_cast<int64_t>(uint64_t{0x7fff'ffffu} << 32);
+  out.u32_min = out.u32_max = 0;
+  out.s32_min = out.s32_max = 0;
+  return true;
+}
+
 // A 64-bit right shift by k whose result lies below 2^31: for k >= 1, of
 // any a with lo = a.umin >> k <= hi = a.umax >> k < 2^31 (rsh_r's unsigned
 // bounds; its signed ones and the 32-bit ones are full); for k = 0, of a
@@ -370,7 +408,7 @@ KEEL_HOT Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k, bool
     Scalar r;
     switch (op) {
       case AluOp::lsh:
-        if (lsh64_small(a, k, r)) {
+        if (lsh64_small(a, k, r) || lsh64_low_word_by_32(a, k, r)) {
           fixpoint = true;  // as make64 reports for finish_small and for R (above)
           return r;
         }
