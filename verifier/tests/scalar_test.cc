@@ -1767,6 +1767,17 @@ Scalar raw_shift64(AluOp op, const Scalar& a, unsigned k) {
     }
     return r;
   }
+  if (op == AluOp::arsh) {
+    r.bits = tnum::arsh(a.bits, k);
+    if (k == 0) {
+      Scalar same = a;
+      same.bits = r.bits;
+      return same;
+    }
+    r.smin = a.smin >> k;
+    r.smax = a.smax >> k;
+    return r;
+  }
   r.bits = tnum::rsh(a.bits, k);
   if (k == 0) {
     Scalar same = a;
@@ -1778,8 +1789,9 @@ Scalar raw_shift64(AluOp op, const Scalar& a, unsigned k) {
   return r;
 }
 
-// lsh64_small and rsh64_low (scalar.cc) answer 64-bit shifts by a constant
-// of small ranges, and right shifts whose result lies below 2^31, without
+// lsh64_small, rsh64_low and their neighbours (scalar.cc) answer 64-bit
+// shifts by a constant of small ranges, right shifts whose result lies
+// below 2^31, and the other shapes beside them, without
 // make64: the result must be the reference reduction of the raw value (or
 // the unknown value for an empty one, as make64 answers), and a fixpoint
 // of the reference round where a shortcut applies (shift() hulls such
@@ -1801,10 +1813,14 @@ TEST(ScalarFastPath, ShiftOfSmallRangeMatchesTheReduction) {
   }
   as.push_back(Scalar::unknown());
   as.push_back(Scalar::from_srange(-5, 1000));
-  int lsh_taken = 0, rsh_taken = 0, settled = 0, unknowns = 0, low_words = 0;
+  for (unsigned k = 1; k < 64; ++k) {  // x << k of an unknown x, reduced: the input of a sign extension
+    Scalar up = raw_shift64(AluOp::lsh, Scalar::unknown(), k);
+    if (reduce(up)) as.push_back(up);
+  }
+  int lsh_taken = 0, rsh_taken = 0, settled = 0, unknowns = 0, low_words = 0, sign_extensions = 0;
   for (const Scalar& a : as) {
     for (unsigned k = 0; k < 64; ++k) {
-      for (AluOp op : {AluOp::lsh, AluOp::rsh}) {
+      for (AluOp op : {AluOp::lsh, AluOp::rsh, AluOp::arsh}) {
         Scalar ref = raw_shift64(op, a, k);
         const Scalar expect = reference::reduce(ref) ? ref : Scalar::unknown();
         const Scalar b = Scalar::constant(k);
@@ -1820,6 +1836,11 @@ TEST(ScalarFastPath, ShiftOfSmallRangeMatchesTheReduction) {
                             (a.smin < INT32_MIN || a.smax > INT32_MAX) && (hi > 0xffffffff || (lo == 0 && hi == 0xffffffff));
           low_words += by32;
           taken = taken || by32;
+        } else if (op == AluOp::arsh) {
+          const int64_t slo = a.smin >> k, shi = a.smax >> k;
+          taken = k >= 1 && tnum::arsh(a.bits, k) == Tnum::unknown() && slo < 0 && shi >= 0 &&
+                  (u64(shi) - u64(slo) > 0xffffffff || (slo == INT32_MIN && shi == INT32_MAX));
+          sign_extensions += taken;
         } else {
           taken = k == 0 ? scalar_parts::is_small(a) : ((lo >> k) <= (hi >> k) && (hi >> k) <= 0x7fffffff);
           rsh_taken += taken;
@@ -1839,6 +1860,7 @@ TEST(ScalarFastPath, ShiftOfSmallRangeMatchesTheReduction) {
   EXPECT_GT(settled, 50000);
   EXPECT_GT(unknowns, 200);
   EXPECT_GT(low_words, 20);
+  EXPECT_GT(sign_extensions, 1000);
 }
 
 // shift_imm (step_alu's path for a shift by an immediate) against alu()

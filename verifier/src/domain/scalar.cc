@@ -403,6 +403,35 @@ KEEL_HOT bool rsh64_of_unknown(const Scalar& a, unsigned k, Scalar& out) {
   return true;
 }
 
+// A 64-bit arithmetic right shift by k >= 1 whose tnum comes out unknown
+// (`(x << 32) s>> 32`, the sign extension of a low word): the raw value
+// is R = {unknown, unsigned bounds full, signed [S1, S2] = [a.smin >> k,
+// a.smax >> k], 32-bit bounds full}. When S1 < 0 <= S2 and either S2 - S1
+// >= 2^32 or [S1, S2] = [INT32_MIN, INT32_MAX], R is its own reduction:
+// make64 finds no low range and no tnum_bounds_low (umax = 2^64 - 1);
+// reduce_reporting returns R itself if it is the unknown value, and
+// otherwise finds no constant, no wide-low value (mask 2^64 - 1), nor
+// to_low_bits_unknown's (mask > INT64_MAX); in reduce_rounds R is not
+// small, and settled(): the signed interval crosses zero with both ends
+// in [0, 2^64 - 1], the 32-bit ones are full; every bound is a member of
+// the unknown tnum, mask_within holds for a full mask; the unsigned
+// circle spans >= 2^32, the signed one too, or it is [0x80000000,
+// 0x7fffffff] at 32 bits, which wraps unsigned (skipped) and is the full
+// signed range; the 32-bit circles are full (low_words_settled). So R
+// comes back unchanged, a fixpoint. (ShiftOfSmallRangeMatchesTheReduction
+// compares with the reference reduction of R.)
+KEEL_HOT bool arsh64_to_unknown_bits(const Scalar& a, unsigned k, Scalar& out) {
+  if (k == 0 || tnum::arsh(a.bits, k) != Tnum::unknown()) return false;
+  const int64_t lo = a.smin >> k, hi = a.smax >> k;
+  if (lo >= 0 || hi < 0) return false;
+  if (static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) <= kLow32 && (lo != INT32_MIN || hi != INT32_MAX))
+    return false;
+  out = Scalar::unknown();
+  out.smin = lo;
+  out.smax = hi;
+  return true;
+}
+
 KEEL_HOT Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k, bool& fixpoint) {
   if (w == Width::w64) {
     Scalar r;
@@ -421,6 +450,10 @@ KEEL_HOT Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k, bool
         }
         return make64(tnum::rsh(a.bits, k), rsh_r(k64, r64(a), k), k == 0 ? r32(a) : full(k32), fixpoint);
       default:
+        if (arsh64_to_unknown_bits(a, k, r)) {
+          fixpoint = true;  // as make64 reports it (above)
+          return r;
+        }
         return make64(tnum::arsh(a.bits, k), arsh_r(k64, r64(a), k), k == 0 ? r32(a) : full(k32), fixpoint);
     }
   }
