@@ -1745,8 +1745,8 @@ TEST(ScalarFastPath, ShiftByARangeMatchesOneJoinAfterAnother) {
 }
 
 
-// The raw value shift_const builds for a 64-bit lsh or rsh of a by the
-// constant k, written out from lsh_r / rsh_r (scalar.cc) for this test:
+// The raw value shift_const builds for a 64-bit lsh, rsh or arsh of a by the
+// constant k, written out from lsh_r, rsh_r, arsh_r (scalar.cc) for this test:
 // reduced by the reference reduction, it is what the shift gives.
 Scalar raw_shift64(AluOp op, const Scalar& a, unsigned k) {
   Scalar r;
