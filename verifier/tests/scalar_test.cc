@@ -1364,6 +1364,36 @@ std::vector<Scalar> mixed_values(RawRng& rng, int smalls, int wides, int raws) {
   return values;
 }
 
+// small_alu (alu()'s path for add, sub, and and or of two small ranges)
+// against alu_full, with loose small ranges (small_values: raw values
+// whose tnums may reach above 2^31 or miss the bounds) on either side of
+// reduced ones and constants.
+TEST(ScalarFastPath, LooseSmallRangeAluMatchesAluFull) {
+  RawRng rng;
+  std::vector<Scalar> smalls;
+  while (smalls.size() < 80) {
+    Scalar s = rng.small_range();
+    if (reduce(s)) smalls.push_back(s);
+  }
+  for (uint64_t v : {uint64_t{0}, uint64_t{1}, uint64_t{12}, uint64_t{0x7fffffff}}) smalls.push_back(Scalar::constant(v));
+  const AluOp ops[] = {AluOp::add, AluOp::sub, AluOp::bit_and, AluOp::bit_or};
+  int ors = 0;
+  for (const Scalar& a : small_values(rng, 400)) {
+    for (const Scalar& b : smalls) {
+      for (AluOp op : ops) {
+        for (Width w : kWidths) {
+          ASSERT_EQ(alu(op, w, a, b), alu_full(op, w, a, b)) << int(op) << show(a) << show(b);
+          ASSERT_EQ(alu(op, w, b, a), alu_full(op, w, b, a)) << int(op) << show(b) << show(a);
+        }
+      }
+      const Tnum t = tnum::bit_or(a.bits, b.bits);
+      ors += scalar_parts::is_small(a) && scalar_parts::is_small(b) && (t.value | t.mask) <= 0x7fffffff &&
+             std::max(a.umin, b.umin) <= t.value;
+    }
+  }
+  EXPECT_GT(ors, 2000);
+}
+
 // join() joins two small ranges directly; join_full, the component-wise
 // hull and its reduction, must agree (also for every other pair, which
 // join() hands to join_full, and for pairs where one is not small).
@@ -1724,6 +1754,148 @@ TEST(ScalarFastPath, ShiftByARangeMatchesOneJoinAfterAnother) {
   EXPECT_GT(hulled, 100000);
 }
 
+
+// The raw value shift_const builds for a 64-bit lsh, rsh or arsh of a by the
+// constant k, written out from lsh_r, rsh_r, arsh_r (scalar.cc) for this test:
+// reduced by the reference reduction, it is what the shift gives.
+Scalar raw_shift64(AluOp op, const Scalar& a, unsigned k) {
+  Scalar r;
+  if (op == AluOp::lsh) {
+    r.bits = tnum::lsh(a.bits, k);
+    if (a.umax <= (kMax >> k)) r.umin = a.umin << k, r.umax = a.umax << k;
+    if (a.smin >= (INT64_MIN >> k) && a.smax <= (INT64_MAX >> k))
+      r.smin = s64(u64(a.smin) << k), r.smax = s64(u64(a.smax) << k);
+    if (k >= 32) {
+      r.u32_min = r.u32_max = 0;
+      r.s32_min = r.s32_max = 0;
+    } else {
+      if (a.u32_max <= (0xffffffffu >> k)) r.u32_min = a.u32_min << k, r.u32_max = a.u32_max << k;
+      if (a.s32_min >= (INT32_MIN >> k) && a.s32_max <= (INT32_MAX >> k)) {
+        r.s32_min = static_cast<int32_t>(static_cast<uint32_t>(a.s32_min) << k);
+        r.s32_max = static_cast<int32_t>(static_cast<uint32_t>(a.s32_max) << k);
+      }
+    }
+    return r;
+  }
+  if (op == AluOp::arsh) {
+    r.bits = tnum::arsh(a.bits, k);
+    if (k == 0) {
+      Scalar same = a;
+      same.bits = r.bits;
+      return same;
+    }
+    r.smin = a.smin >> k;
+    r.smax = a.smax >> k;
+    return r;
+  }
+  r.bits = tnum::rsh(a.bits, k);
+  if (k == 0) {
+    Scalar same = a;
+    same.bits = r.bits;
+    return same;
+  }
+  r.umin = a.umin >> k;
+  r.umax = a.umax >> k;
+  return r;
+}
+
+// lsh64_small, rsh64_low and their neighbours (scalar.cc) answer 64-bit
+// shifts by a constant of small ranges, right shifts whose result lies
+// below 2^31, and the other shapes beside them, without
+// make64: the result must be the reference reduction of the raw value (or
+// the unknown value for an empty one, as make64 answers), and a fixpoint
+// of the reference round where a shortcut applies (shift() hulls such
+// results). Inputs: small ranges loose and reduced, their left shifts by
+// 32..40 (and those with a bound moved), wide-low and random values.
+TEST(ScalarFastPath, ShiftOfSmallRangeMatchesTheReduction) {
+  RawRng rng;
+  std::vector<Scalar> as = mixed_values(rng, 3000, 200, 1500);
+  for (uint64_t c : interesting()) as.push_back(Scalar::constant(c));
+  const size_t n = as.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (!scalar_parts::is_small(as[i])) continue;
+    const unsigned k = 32 + static_cast<unsigned>(rng.next() % 9);
+    Scalar up = raw_shift64(AluOp::lsh, as[i], k);
+    as.push_back(up);
+    if (reduce(up)) as.push_back(up);
+    up.umax += (rng.next() % 2) << k;
+    as.push_back(up);
+  }
+  as.push_back(Scalar::unknown());
+  as.push_back(Scalar::from_srange(-5, 1000));
+  for (unsigned k = 1; k < 64; ++k) {  // x << k of an unknown x, reduced: the input of a sign extension
+    Scalar up = raw_shift64(AluOp::lsh, Scalar::unknown(), k);
+    if (reduce(up)) as.push_back(up);
+  }
+  int lsh_taken = 0, rsh_taken = 0, settled = 0, unknowns = 0, low_words = 0, sign_extensions = 0;
+  for (const Scalar& a : as) {
+    for (unsigned k = 0; k < 64; ++k) {
+      for (AluOp op : {AluOp::lsh, AluOp::rsh, AluOp::arsh}) {
+        Scalar ref = raw_shift64(op, a, k);
+        const Scalar expect = reference::reduce(ref) ? ref : Scalar::unknown();
+        const Scalar b = Scalar::constant(k);
+        ASSERT_EQ(alu_full(op, Width::w64, a, b), expect) << int(op) << " k " << k << show(a);
+        ASSERT_EQ(alu(op, Width::w64, a, b), expect) << int(op) << " k " << k << show(a);
+        const uint64_t lo = a.umin, hi = a.umax;
+        bool taken = false;
+        if (op == AluOp::lsh) {
+          taken = scalar_parts::is_small(a) && scalar_parts::small_settled(a.bits, lo, hi) &&
+                  hi <= (uint64_t{INT64_MAX} >> k) && (k < 32 ? (hi << k) <= 0x7fffffff : lo < hi);
+          lsh_taken += taken;
+          const bool by32 = k == 32 && (a.bits.mask & 0xffffffff) == 0xffffffff && (a.bits.value & 0xffffffff) == 0 &&
+                            (a.smin < INT32_MIN || a.smax > INT32_MAX) && (hi > 0xffffffff || (lo == 0 && hi == 0xffffffff));
+          low_words += by32;
+          taken = taken || by32;
+        } else if (op == AluOp::arsh) {
+          const int64_t slo = a.smin >> k, shi = a.smax >> k;
+          taken = k >= 1 && tnum::arsh(a.bits, k) == Tnum::unknown() && slo < 0 && shi >= 0 &&
+                  (u64(shi) - u64(slo) > 0xffffffff || (slo == INT32_MIN && shi == INT32_MAX));
+          sign_extensions += taken;
+        } else {
+          taken = k == 0 ? scalar_parts::is_small(a) : ((lo >> k) <= (hi >> k) && (hi >> k) <= 0x7fffffff);
+          rsh_taken += taken;
+          settled += taken && scalar_parts::small_settled(tnum::rsh(a.bits, k), lo >> k, hi >> k);
+          const bool unknown = k >= 1 && k <= 32 && a.bits == Tnum::unknown() && lo == 0 && hi == kMax;
+          unknowns += unknown;
+          taken = taken || unknown;
+        }
+        if (taken) {
+          ASSERT_TRUE(is_fixpoint(expect)) << int(op) << " k " << k << show(a) << " -> " << show(expect);
+        }
+      }
+    }
+  }
+  EXPECT_GT(lsh_taken, 20000);
+  EXPECT_GT(rsh_taken, 100000);
+  EXPECT_GT(settled, 50000);
+  EXPECT_GT(unknowns, 200);
+  EXPECT_GT(low_words, 20);
+  EXPECT_GT(sign_extensions, 1000);
+}
+
+// shift_imm (step_alu's path for a shift by an immediate) against alu()
+// with the immediate's constant: every amount below 70, sign-extended
+// negative immediates, and random ones, at both widths.
+TEST(ScalarFastPath, ShiftByAnImmediateMatchesAlu) {
+  RawRng rng;
+  std::vector<Scalar> as = mixed_values(rng, 200, 40, 200);
+  for (uint64_t c : interesting()) as.push_back(Scalar::constant(c));
+  as.push_back(Scalar::unknown());
+  std::vector<uint64_t> imms;
+  for (uint64_t c = 0; c < 70; ++c) imms.push_back(c);
+  for (int64_t c : {-1, -31, -32, -33, -64, INT32_MIN}) imms.push_back(u64(c));
+  for (int i = 0; i < 8; ++i) imms.push_back(u64(static_cast<int32_t>(rng.next())));
+  for (const Scalar& a : as) {
+    for (uint64_t c : imms) {
+      for (AluOp op : kShiftOps) {
+        for (Width w : kWidths) {
+          ASSERT_EQ(shift_imm(op, w, a, c), alu(op, w, a, Scalar::constant(c)))
+              << int(op) << " w64 " << (w == Width::w64) << " c " << c << show(a);
+        }
+      }
+    }
+  }
+}
 
 // refine_equal (a copy learning its register's value) against refine(jeq,
 // w64, true) on a copy: values b within a (a itself, a refined by a

@@ -424,6 +424,28 @@ bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc) {
     }
     return true;
   }
+  if (!is_reg && (op == Alu::lsh || op == Alu::rsh || op == Alu::arsh) && regs[d].kind == RegKind::scalar) {
+    // The scalar case at the end for a shift by an immediate, as for add
+    // and sub above (the checks between concern division, registers and
+    // pointers): the same link, fold and value, without building src
+    // (shift_imm is alu() with it).
+    RegState& out = regs[d];
+    const auto c = static_cast<uint64_t>(insn.imm);
+    Link link = Link::same;
+    int32_t delta = 0;
+    const bool linked = follow_link_const(op, is64, out, c, link, delta);
+    if (!linked) out.id = 0;
+    out.link = link;
+    out.off = delta;
+    uint64_t folded = 0;
+    if (out.value.is_const() && fold_constant(op, is64, out.value.bits.value, c, folded)) {
+      out.value = const_scalar(folded);
+    } else {
+      const AluOp shift = op == Alu::lsh ? AluOp::lsh : op == Alu::rsh ? AluOp::rsh : AluOp::arsh;
+      out.value = shift_imm(shift, info.width, out.value, c);
+    }
+    return true;
+  }
   RegState src;
   if (is_reg) {
     if (!check_init(e, s, insn.src, pc)) return false;

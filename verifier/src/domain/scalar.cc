@@ -270,15 +270,190 @@ Scalar make32(Tnum t, Range b) {
   return make32(t, b, fixpoint);
 }
 
+// A 64-bit left shift by k of a small range a (is_small) that the small
+// round leaves as it is (small_settled(t, lo, hi), as every reduced small
+// range: see joins_to_itself), without make64: `r <<= 32` of an index or
+// a masked byte. lsh_r keeps [lo << k, hi << k] at 64 bits, unsigned and
+// signed, when hi << k <= INT64_MAX (then no bit falls off either way).
+//  - hi << k < 2^31 (so k < 32): lsh_r(k32) keeps [lo << k, hi << k] too,
+//    finish_low_range takes the raw value: finish_small(t << k, lo << k,
+//    hi << k). Shifting loses no bit of a member, so lo << k and hi << k
+//    are members of t << k, and the highest bit where they differ and
+//    t's highest unknown bit both move up by k: small_settled holds
+//    again, and the result is set_small of them.
+//  - k >= 32, lo < hi: the raw value R = {t << k, [lo << k, hi << k] at 64
+//    bits, the 32-bit bounds exact(0)} is its own reduction. make64: not a
+//    low range (hi << k >= 2^32), not tnum_bounds_low (t << k has a member
+//    >= 2^32); reduce_reporting: t << k is not constant (lo, hi are two
+//    members of t), not unknown, its mask's low word is 0 (not wide-low,
+//    not to_wide_low), its mask is even (not to_low_bits_unknown); in
+//    reduce_rounds not small (hi << k != 0 = u32_max), and settled():
+//    every 64-bit ordering is that of [lo << k, hi << k] >= 0, the 32-bit
+//    one [0, 0]; each bound is a member as above (and 0 of the low word,
+//    which t << k knows to be 0); mask_within as above (and 0 for the low
+//    word); the 64-bit spans are >= 2^32 (both circle tests pass); every
+//    64-bit bound has the low word 0, inside the circle [0, 0]. So the
+//    reduction returns R unchanged and reports a fixpoint.
+// (scalar_test's ShiftOfSmallRangeMatchesTheReduction compares both with
+// the reference reduction of the raw value.)
+KEEL_HOT bool lsh64_small(const Scalar& a, unsigned k, Scalar& out) {
+  const uint64_t lo = a.umin, hi = a.umax;
+  if (!is_small(a) || hi > (uint64_t{INT64_MAX} >> k) || !small_settled(a.bits, lo, hi)) return false;
+  const Tnum t = tnum::lsh(a.bits, k);
+  if (k < 32 && (hi << k) <= 0x7fff'ffffu) {
+    set_small(out, t, lo << k, hi << k);
+    return true;
+  }
+  if (k < 32 || lo == hi) return false;
+  out.bits = t;
+  out.umin = lo << k;
+  out.umax = hi << k;
+  out.smin = static_cast<int64_t>(lo << k);
+  out.smax = static_cast<int64_t>(hi << k);
+  out.u32_min = out.u32_max = 0;
+  out.s32_min = out.s32_max = 0;
+  return true;
+}
+
+// `x <<= 32` of a value whose low word the tnum does not know (the unknown
+// value, a zero-extended word) and whose bounds lsh_r drops: the tnum
+// t << 32 is {0, 2^64 - 2^32}, the signed bounds are full (a.smin <
+// INT32_MIN or a.smax > INT32_MAX), the unsigned ones full (a.umax >=
+// 2^32) or [0, 2^64 - 2^32] (a's were [0, 2^32 - 1]), the 32-bit bounds
+// [0, 0]. The reduction of that raw value R is Z = {t, unsigned [0, 2^64
+// - 2^32], signed [INT64_MIN, 2^63 - 2^32], 32-bit [0, 0]}, a fixpoint:
+// make64 finds no low range and no tnum_bounds_low (umax >= 2^31);
+// reduce_reporting: t is not constant, not unknown, not {0, 2^32 - 1},
+// its mask is above INT64_MAX (not to_low_bits_unknown); reduce_rounds:
+// not small, not settled (umax = 2^64 - 1, resp. smax = INT64_MAX, is no
+// member of t). Round one: the 64-bit sync keeps a full R and makes the
+// other {0, 2^64 - 2^32, INT64_MIN, INT64_MAX} (two non-empty pieces); the
+// spans are >= 2^32 (no 64 -> 32); 32 -> 64 with the circle [0, 0] moves
+// umax and smax down to the nearest value with low word 0 (2^64 - 2^32,
+// 2^63 - 2^32) and keeps 0 and INT64_MIN; the sync after it keeps that;
+// not small; the 64-bit meets are skipped (ends across the top bit, a
+// crossing signed range), the 32-bit ones meet t with {0, 2^64 - 2^32},
+// which is t; every bound is a member of t, the 32-bit ones of cast32(t)
+// = 0: that is Z, reported `again`. Round two finds Z settled (the same
+// checks: every bound a member, mask_within, spans >= 2^32, every 64-bit
+// low word 0 in the circle [0, 0]) and stops with a fixpoint.
+// (ShiftOfSmallRangeMatchesTheReduction compares with the reference
+// reduction of R.)
+KEEL_HOT bool lsh64_low_word_by_32(const Scalar& a, unsigned k, Scalar& out) {
+  if (k != 32 || (a.bits.mask & kLow32) != kLow32 || (a.bits.value & kLow32) != 0) return false;
+  if (a.smin >= INT32_MIN && a.smax <= INT32_MAX) return false;
+  if (a.umax <= kLow32 && (a.umin != 0 || a.umax != kLow32)) return false;
+  out.bits = Tnum{0, ~kLow32};
+  out.umin = 0;
+  out.umax = ~kLow32;
+  out.smin = INT64_MIN;
+  out.smax = static_cast<int64_t>(uint64_t{0x7fff'ffffu} << 32);
+  out.u32_min = out.u32_max = 0;
+  out.s32_min = out.s32_max = 0;
+  return true;
+}
+
+// A 64-bit right shift by k whose result lies below 2^31: for k >= 1, of
+// any a with lo = a.umin >> k <= hi = a.umax >> k < 2^31 (rsh_r's unsigned
+// bounds; its signed ones and the 32-bit ones are full); for k = 0, of a
+// small range a (the ranges are a's own, all [lo, hi]). make64's
+// finish_low_range takes both: the result is finish_small(t >> k, lo,
+// hi), and when small_settled holds, set_small(t >> k, lo, hi) -- the
+// value `(x << 32) >> 32` and `x >> 4` give a small index or byte, and
+// a shift by a register that holds 0.
+// (scalar_test's ShiftOfSmallRangeMatchesTheReduction compares it with
+// the reference reduction of the raw value.)
+KEEL_HOT bool rsh64_low(const Scalar& a, unsigned k, Scalar& out) {
+  const uint64_t lo = a.umin >> k, hi = a.umax >> k;
+  if (k == 0 ? !is_small(a) : (lo > hi || hi > 0x7fff'ffffu)) return false;
+  const Tnum t = tnum::rsh(a.bits, k);
+  if (small_settled(t, lo, hi)) {
+    set_small(out, t, lo, hi);
+  } else {
+    out = finish_small(t, lo, hi);
+  }
+  return true;
+}
+
+// A 64-bit right shift by k in [1, 32] of a value whose tnum is unknown
+// and whose unsigned bounds are full (the unknown value, and any value
+// known only by signed or 32-bit bounds, which rsh_r and the full 32-bit
+// result drop): the raw value is R = {t = {0, M}, unsigned [0, M],
+// signed and 32-bit bounds full} with M = 2^(64-k) - 1. make64: no low
+// range (M >= 2^32 - 1), no tnum_bounds_low; reduce_reporting: t is not
+// constant, not unknown; for k = 32 (t = {0, 2^32 - 1}) not wide-low
+// (smin != umin) but to_wide_low's: lo = max(0, 0), hi = min(M, 2^32 - 1)
+// -> wide_low(0, 2^32 - 1); for k < 32 not wide-low (mask > 2^32 - 1) and
+// to_low_bits_unknown's: the signed bounds become [0, M]. Both are
+// reported fixpoints. (scalar_test's ShiftOfSmallRangeMatchesTheReduction
+// compares it with the reference reduction of R.)
+KEEL_HOT bool rsh64_of_unknown(const Scalar& a, unsigned k, Scalar& out) {
+  if (k == 0 || k > 32 || a.bits.value != 0 || a.bits.mask != ~uint64_t{0} || a.umin != 0 || a.umax != UINT64_MAX)
+    return false;
+  if (k == 32) {
+    out = wide_low(0, kLow32);
+    return true;
+  }
+  const uint64_t m = UINT64_MAX >> k;
+  out = Scalar::unknown();
+  out.bits = Tnum{0, m};
+  out.umax = m;
+  out.smin = 0;
+  out.smax = static_cast<int64_t>(m);
+  return true;
+}
+
+// A 64-bit arithmetic right shift by k >= 1 whose tnum comes out unknown
+// (`(x << 32) s>> 32`, the sign extension of a low word): the raw value
+// is R = {unknown, unsigned bounds full, signed [S1, S2] = [a.smin >> k,
+// a.smax >> k], 32-bit bounds full}. When S1 < 0 <= S2 and either S2 - S1
+// >= 2^32 or [S1, S2] = [INT32_MIN, INT32_MAX], R is its own reduction:
+// make64 finds no low range and no tnum_bounds_low (umax = 2^64 - 1);
+// reduce_reporting returns R itself if it is the unknown value, and
+// otherwise finds no constant, no wide-low value (mask 2^64 - 1), nor
+// to_low_bits_unknown's (mask > INT64_MAX); in reduce_rounds R is not
+// small, and settled(): the signed interval crosses zero with both ends
+// in [0, 2^64 - 1], the 32-bit ones are full; every bound is a member of
+// the unknown tnum, mask_within holds for a full mask; the unsigned
+// circle spans >= 2^32, the signed one too, or it is [0x80000000,
+// 0x7fffffff] at 32 bits, which wraps unsigned (skipped) and is the full
+// signed range; the 32-bit circles are full (low_words_settled). So R
+// comes back unchanged, a fixpoint. (ShiftOfSmallRangeMatchesTheReduction
+// compares with the reference reduction of R.)
+KEEL_HOT bool arsh64_to_unknown_bits(const Scalar& a, unsigned k, Scalar& out) {
+  if (k == 0 || tnum::arsh(a.bits, k) != Tnum::unknown()) return false;
+  const int64_t lo = a.smin >> k, hi = a.smax >> k;
+  if (lo >= 0 || hi < 0) return false;
+  if (static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) <= kLow32 && (lo != INT32_MIN || hi != INT32_MAX))
+    return false;
+  out = Scalar::unknown();
+  out.smin = lo;
+  out.smax = hi;
+  return true;
+}
+
 KEEL_HOT Scalar shift_const(AluOp op, Width w, const Scalar& a, unsigned k, bool& fixpoint) {
   if (w == Width::w64) {
+    Scalar r;
     switch (op) {
       case AluOp::lsh:
+        if (lsh64_small(a, k, r) || lsh64_low_word_by_32(a, k, r)) {
+          fixpoint = true;  // as make64 reports for finish_small and for R (above)
+          return r;
+        }
         return make64(tnum::lsh(a.bits, k), lsh_r(k64, r64(a), k),
                       k < 32 ? lsh_r(k32, r32(a), k) : exact(k32, 0), fixpoint);
       case AluOp::rsh:
+        if (rsh64_low(a, k, r) || rsh64_of_unknown(a, k, r)) {
+          fixpoint = true;  // as make64 reports them (above)
+          return r;
+        }
         return make64(tnum::rsh(a.bits, k), rsh_r(k64, r64(a), k), k == 0 ? r32(a) : full(k32), fixpoint);
       default:
+        if (arsh64_to_unknown_bits(a, k, r)) {
+          fixpoint = true;  // as make64 reports it (above)
+          return r;
+        }
         return make64(tnum::arsh(a.bits, k), arsh_r(k64, r64(a), k), k == 0 ? r32(a) : full(k32), fixpoint);
     }
   }
@@ -573,30 +748,62 @@ KEEL_HOT bool fold(AluOp op, Width w, uint64_t a, uint64_t b, uint64_t& out) {
 // result is make64 of it, without the general interval rules — and
 // make64 of a small range is finish_small. (scalar_test checks it against
 // alu_full.)
-KEEL_HOT bool small_alu64(AluOp op, const Scalar& a, const Scalar& b, Scalar& out) {
-  if (op != AluOp::add && op != AluOp::sub && op != AluOp::bit_and) return false;
+//
+// bit_or of two small ranges: or_r gives [L, the width's maximum] at both
+// widths and in both orders, L = max(a.umin, b.umin) (both operands are
+// non-negative), so make64 finds no low range and asks tnum_bounds_low:
+// with t = a.bits | b.bits below 2^31 and L <= t.value, every interval
+// holds [t.value, t.umax()], and the result is tnum_low_result(t).
+// (SmallRangeAluMatchesTransferFunctions checks it against alu_full.)
+//
+// At w32 the same, with alu32's tnum cast32(op(cast32(a.bits),
+// cast32(b.bits))) (make32 casts it again, which changes nothing): a
+// small operand's 32-bit bounds are its 64-bit ones, so add_r, sub_r
+// and and_r at k32 give the same [lo, hi], and make32 sets the 64-bit
+// bounds to that small low word: the raw value is the small range
+// [lo, hi] with tnum t, which make32 reduces (tnum_low_result when
+// tnum_bounds_low holds, which is that reduction, else reduce_reporting:
+// a constant t or reduce_rounds' small rounds, as finish_small does) —
+// except that an empty value becomes wide_low(0, 2^32 - 1) there and the
+// unknown value in finish_small, which gives the unknown value for empty
+// values only (its other results lie below 2^31). For bit_or, or_r at k32
+// gives [L, 2^32 - 1] unsigned and [L, INT32_MAX] signed; make32 sets the
+// 64-bit bounds [0, 2^32 - 1] (the low word is not small), and
+// tnum_bounds_low holds under the same test: tnum_low_result(t).
+KEEL_HOT bool small_alu(AluOp op, Width w, const Scalar& a, const Scalar& b, Scalar& out) {
+  if (op != AluOp::add && op != AluOp::sub && op != AluOp::bit_and && op != AluOp::bit_or) return false;
   if (!is_small(a) || !is_small(b)) return false;
+  const bool w32 = w == Width::w32;
+  const Tnum ta = w32 ? tnum::cast32(a.bits) : a.bits, tb = w32 ? tnum::cast32(b.bits) : b.bits;
   uint64_t lo = 0, hi = 0;
   Tnum t;
   switch (op) {
+    case AluOp::bit_or:
+      t = tnum::bit_or(ta, tb);
+      if (w32) t = tnum::cast32(t);
+      if ((t.value | t.mask) > 0x7fff'ffffu || max_of(a.umin, b.umin) > t.value) return false;
+      out = tnum_low_result(t);
+      return true;
     case AluOp::add:
       lo = a.umin + b.umin;
       hi = a.umax + b.umax;
-      t = tnum::add(a.bits, b.bits);
+      t = tnum::add(ta, tb);
       break;
     case AluOp::sub:
       if (a.umin < b.umax) return false;  // may be negative
       lo = a.umin - b.umax;
       hi = a.umax - b.umin;
-      t = tnum::sub(a.bits, b.bits);
+      t = tnum::sub(ta, tb);
       break;
     default:
       hi = min_of(a.umax, b.umax);
-      t = tnum::bit_and(a.bits, b.bits);
+      t = tnum::bit_and(ta, tb);
       break;
   }
   if (hi > 0x7fff'ffffu) return false;
+  if (w32) t = tnum::cast32(t);
   out = finish_small(t, lo, hi);
+  if (w32 && out.umax > kLow32) out = wide_low(0, kLow32);  // finish_small found it empty (above)
   return true;
 }
 
@@ -645,11 +852,11 @@ Scalar alu(AluOp op, Width w, const Scalar& dst, const Scalar& src) {
   if (dst.bits.is_const() && src.bits.is_const() && fold(op, w, dst.bits.value, src.bits.value, folded) &&
       dst == Scalar::constant(dst.bits.value) && src == Scalar::constant(src.bits.value))
     return Scalar::constant(folded);
-  if (w == Width::w64) {
-    if (op == AluOp::mov) return src;  // as alu64 does, without its set-up
-    Scalar small;
-    if (small_alu64(op, dst, src, small)) return small;
-  }
+  // alu64 and alu32 hand shifts to shift() before any other work.
+  if (op == AluOp::lsh || op == AluOp::rsh || op == AluOp::arsh) return shift(op, w, dst, src);
+  if (w == Width::w64 && op == AluOp::mov) return src;  // as alu64 does, without its set-up
+  Scalar small;
+  if (small_alu(op, w, dst, src, small)) return small;
   return alu_full(op, w, dst, src);
 }
 
@@ -659,7 +866,7 @@ Scalar alu_full(AluOp op, Width w, const Scalar& dst, const Scalar& src) {
 
 // A small range a (is_small) with a non-constant tnum, plus or minus a
 // constant c < 2^31 whose result [lo, hi] stays in [0, 2^31): alu() takes
-// no fold (a's tnum is not constant) and hands it to small_alu64, which
+// no fold (a's tnum is not constant) and hands it to small_alu, which
 // gives finish_small(t, lo, hi) with t = a.bits +/- c (tnum::add, sub).
 // When t has lo and hi as members (it does when a's bounds are members of
 // a's tnum, as in every reduced small range: the tnum sum of members is a
@@ -687,6 +894,21 @@ Scalar alu64_imm(AluOp op, const Scalar& a, uint64_t c) {
   Scalar out;
   if ((op == AluOp::add || op == AluOp::sub) && small_imm64(op == AluOp::add, a, c, out)) return out;
   return alu(op, Width::w64, a, Scalar::constant(c));
+}
+
+// alu() with src = Scalar::constant(c): its fold (src is in constant
+// form, so only dst's form is asked), then shift(), where shift_amounts
+// of a constant c has the one candidate c & (bits - 1): its tnum is that
+// constant, and [lo, hi] is [c, c] when c (resp. its low word) is below
+// the width, else [0, bits - 1]; either way the candidate lies inside,
+// and shift() returns shift_const of it. (scalar_test's
+// ShiftByAnImmediateMatchesAlu compares it with alu().)
+Scalar shift_imm(AluOp op, Width w, const Scalar& a, uint64_t c) {
+  uint64_t folded = 0;
+  if (a.bits.is_const() && fold(op, w, a.bits.value, c, folded) && a == Scalar::constant(a.bits.value))
+    return Scalar::constant(folded);
+  bool fixpoint = false;
+  return shift_const(op, w, a, static_cast<unsigned>(c & (w == Width::w64 ? 63 : 31)), fixpoint);
 }
 
 Scalar neg(Width w, const Scalar& dst) { return alu(AluOp::sub, w, Scalar::constant(0), dst); }

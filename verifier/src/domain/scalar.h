@@ -96,6 +96,10 @@ Scalar zext32(const Scalar& s);
 // where a is a small range and op is add or sub. Same result.
 Scalar alu64_imm(AluOp op, const Scalar& a, uint64_t c);
 
+// alu(op, w, a, Scalar::constant(c)) for op lsh, rsh or arsh: a shift by
+// an immediate, without building the constant. Same result.
+Scalar shift_imm(AluOp op, Width w, const Scalar& a, uint64_t c);
+
 // Every ALU-class keel::Op (add64_imm ... bswap64). For `_imm` forms pass
 // Scalar::constant of the sign-extended imm; unary ops ignore src.
 Scalar alu(Op op, const Scalar& dst, const Scalar& src);

@@ -106,6 +106,32 @@ KEEL_HOT bool is_small(const Scalar& s) {
 
 KEEL_HOT bool is_power_of_two(uint64_t x) { return x != 0 && (x & (x - 1)) == 0; }
 
+// For a tnum t with no value bit under its mask and lo, hi members of t:
+// the meet with range(lo, hi) leaves t iff t has no unknown bit above the
+// highest bit where lo and hi differ. (range(lo, hi) knows exactly the bits
+// above that one, and there lo is a member, so they agree with t where t
+// knows them: no conflict, and the meet's mask is t.mask & delta.) The
+// same holds for the low word: widen_low(range(lo, hi)) of lo, hi < 2^32
+// constrains only the low bits. msb(mask) <= msb(chi) is written without
+// a bit scan: msb(chi) < msb(mask) iff chi < mask and chi < chi ^ mask.
+KEEL_HOT bool mask_within(uint64_t mask, uint64_t chi) { return !(chi < mask && chi < (chi ^ mask)); }
+
+// A small range [lo, hi] (0 <= lo <= hi < 2^31) with tnum t that the small
+// round leaves as it is: lo and hi are members of t and t lies within
+// range(lo, hi) (mask_within). Then small_round(t, lo, hi) meets t with
+// range(lo, hi): that range knows the bits above the highest bit where lo
+// and hi differ, as lo has them, and t knows them too (mask_within) with
+// lo's values (lo is a member), so no bit conflicts and the meet is t
+// (its mask t.mask & delta is t.mask, its value t's); the member searches
+// return lo and hi themselves; no bound moves. So finish_small(t, lo, hi)
+// is set_small(t, lo, hi): for a constant t that is lo == hi == t.value
+// (both members), where finish_small's Scalar::constant(t.value) is the
+// same value (below 2^31 its 32-bit reading is itself); otherwise the
+// first small round stops small_rounds.
+KEEL_HOT bool small_settled(Tnum t, uint64_t lo, uint64_t hi) {
+  return t.contains(lo) && t.contains(hi) && mask_within(t.mask, lo ^ hi);
+}
+
 // One reduction round on a small range (see is_small): false when empty;
 // else t, lo and hi are the round's results.
 KEEL_HOT bool small_round(Tnum& t, uint64_t& lo, uint64_t& hi) {

@@ -238,16 +238,6 @@ KEEL_HOT bool low_words_settled(Range r, uint32_t a, uint32_t b) {
          in_circle(static_cast<uint32_t>(r.smin), a, b) && in_circle(static_cast<uint32_t>(r.smax), a, b);
 }
 
-// For a tnum t with no value bit under its mask and lo, hi members of t:
-// the meet with range(lo, hi) leaves t iff t has no unknown bit above the
-// highest bit where lo and hi differ. (range(lo, hi) knows exactly the bits
-// above that one, and there lo is a member, so they agree with t where t
-// knows them: no conflict, and the meet's mask is t.mask & delta.) The
-// same holds for the low word: widen_low(range(lo, hi)) of lo, hi < 2^32
-// constrains only the low bits. msb(mask) <= msb(chi) is written without
-// a bit scan: msb(chi) < msb(mask) iff chi < mask and chi < chi ^ mask.
-KEEL_HOT bool mask_within(uint64_t mask, uint64_t chi) { return !(chi < mask && chi < (chi ^ mask)); }
-
 // settled() below, inline in reduce_rounds.
 KEEL_HOT bool settled_inline(const Scalar& s) {
   const Range a = r64(s), b = r32(s);
