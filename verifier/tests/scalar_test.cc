@@ -1777,25 +1777,20 @@ Scalar raw_shift64(AluOp op, const Scalar& a, unsigned k) {
     }
     return r;
   }
-  if (op == AluOp::arsh) {
-    r.bits = tnum::arsh(a.bits, k);
-    if (k == 0) {
-      Scalar same = a;
-      same.bits = r.bits;
-      return same;
-    }
-    r.smin = a.smin >> k;
-    r.smax = a.smax >> k;
-    return r;
-  }
-  r.bits = tnum::rsh(a.bits, k);
+  const bool arithmetic = op == AluOp::arsh;
+  r.bits = arithmetic ? tnum::arsh(a.bits, k) : tnum::rsh(a.bits, k);
   if (k == 0) {
     Scalar same = a;
     same.bits = r.bits;
     return same;
   }
-  r.umin = a.umin >> k;
-  r.umax = a.umax >> k;
+  if (arithmetic) {
+    r.smin = a.smin >> k;
+    r.smax = a.smax >> k;
+  } else {
+    r.umin = a.umin >> k;
+    r.umax = a.umax >> k;
+  }
   return r;
 }
 

@@ -366,6 +366,26 @@ bool note_pointer_operand(Engine& e, uint32_t pc, const Scalar& off, bool operan
   return true;
 }
 
+// step_alu's scalar case for a scalar dst and an immediate src, without
+// building src: the link the constant keeps, the fold of two constants,
+// else `general`'s value (alu64_imm or shift_imm: alu() with that src).
+// (Inlined into each of its two callers, which keeps their hot paths
+// apart; one shared branch made every add cost more.)
+template <typename General>
+[[gnu::always_inline]] inline void scalar_with_imm(Alu op, bool is64, RegState& out, uint64_t c, General general) {
+  Link link = Link::same;
+  int32_t delta = 0;
+  if (!follow_link_const(op, is64, out, c, link, delta)) out.id = 0;
+  out.link = link;
+  out.off = delta;
+  uint64_t folded = 0;
+  if (out.value.is_const() && fold_constant(op, is64, out.value.bits.value, c, folded)) {
+    out.value = const_scalar(folded);
+  } else {
+    out.value = general(out.value, c);
+  }
+}
+
 bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc) {
   RegState* regs = s.regs();
   const OpInfo& info = op_info(insn.op);
@@ -406,44 +426,19 @@ bool step_alu(Engine& e, State& s, const Insn& insn, uint32_t pc) {
   if (!is_reg && is64 && (op == Alu::add || op == Alu::sub) && regs[d].kind == RegKind::scalar) {
     // The scalar case at the end for an immediate src (the checks between
     // concern shifts, division, registers and pointers; check_init passes
-    // an initialized dst): the same link, fold and value, from the
-    // sign-extended imm without building src (alu64_imm is alu() with it).
-    RegState& out = regs[d];
-    const auto c = static_cast<uint64_t>(insn.imm);
-    Link link = Link::same;
-    int32_t delta = 0;
-    const bool linked = follow_link_const(op, true, out, c, link, delta);
-    if (!linked) out.id = 0;
-    out.link = link;
-    out.off = delta;
-    uint64_t folded = 0;
-    if (out.value.is_const() && fold_constant(op, true, out.value.bits.value, c, folded)) {
-      out.value = const_scalar(folded);
-    } else {
-      out.value = alu64_imm(op == Alu::add ? AluOp::add : AluOp::sub, out.value, c);
-    }
+    // an initialized dst), from the sign-extended imm.
+    const AluOp add = op == Alu::add ? AluOp::add : AluOp::sub;
+    scalar_with_imm(op, true, regs[d], static_cast<uint64_t>(insn.imm),
+                    [add](const Scalar& v, uint64_t c) { return alu64_imm(add, v, c); });
     return true;
   }
   if (!is_reg && (op == Alu::lsh || op == Alu::rsh || op == Alu::arsh) && regs[d].kind == RegKind::scalar) {
-    // The scalar case at the end for a shift by an immediate, as for add
-    // and sub above (the checks between concern division, registers and
-    // pointers): the same link, fold and value, without building src
-    // (shift_imm is alu() with it).
-    RegState& out = regs[d];
-    const auto c = static_cast<uint64_t>(insn.imm);
-    Link link = Link::same;
-    int32_t delta = 0;
-    const bool linked = follow_link_const(op, is64, out, c, link, delta);
-    if (!linked) out.id = 0;
-    out.link = link;
-    out.off = delta;
-    uint64_t folded = 0;
-    if (out.value.is_const() && fold_constant(op, is64, out.value.bits.value, c, folded)) {
-      out.value = const_scalar(folded);
-    } else {
-      const AluOp shift = op == Alu::lsh ? AluOp::lsh : op == Alu::rsh ? AluOp::rsh : AluOp::arsh;
-      out.value = shift_imm(shift, info.width, out.value, c);
-    }
+    // The same for a shift by an immediate (the checks between concern
+    // division, registers and pointers).
+    const AluOp shift = op == Alu::lsh ? AluOp::lsh : op == Alu::rsh ? AluOp::rsh : AluOp::arsh;
+    const Width width = info.width;
+    scalar_with_imm(op, is64, regs[d], static_cast<uint64_t>(insn.imm),
+                    [shift, width](const Scalar& v, uint64_t c) { return shift_imm(shift, width, v, c); });
     return true;
   }
   RegState src;
