@@ -271,6 +271,81 @@ TEST(PathPartitions, OverflowJoinsWhatMattersLeast) {
   EXPECT_REJECT(c, head + "jeq %r5, 0, out\n" + tail, packet_out_of_bounds, "xdp");
 }
 
+// The Linux samples' lathist (log2l, inlined): each step sets a shift of 0
+// or 2^k, shifts the value by it and ors it into the result, and the next
+// step's test reads the shifted value. Every shift is a constant tested
+// ahead, so partitions would keep each combination apart: 2, 4, 8 states
+// per block. But the paths differ only in scalars that no load or store
+// ahead uses as its base, so they join (partitions.cc,
+// apart_in_scalars_only). The work is checked, not the time: joined, the
+// program takes 10 block visits; kept apart, 39.
+TEST(PathPartitions, FlagsBesideOnlyScalarsAreJoined) {
+  Checker c;
+  c.options.max_iterations = 12;
+  std::string program = "ldxw %r9, [%r1+0]\nmov %r7, 0\njle %r9, 0xffff, s1\nmov %r7, 16\ns1:\nrsh %r9, %r7\n";
+  const char* steps[][3] = {{"0xff", "8", "s2"}, {"0xf", "4", "s3"}, {"3", "2", "s4"}};
+  for (const auto& step : steps) {
+    program = program + "mov %r6, 0\njle %r9, " + step[0] + ", " + step[2] + "\nmov %r6, " + step[1] + "\n" +
+              step[2] + ":\nrsh %r9, %r6\nor %r7, %r6\n";
+  }
+  EXPECT_ACCEPT(c, program + "jle %r7, 31, out\nmov %r7, 31\nout:\nmov %r0, %r7\nexit\n");
+}
+
+// A flag still splits when the paths may differ in what they check ahead.
+// A maybe-NULL pointer that both hold alike (spilled): the paths that set
+// the flag also decide, by another scalar, whether it is checked (cilium's
+// NAT, lib/nat.h: `ret` 0 or -155 beside the helper's result, and the
+// `state` pointer reloaded and checked on one side).
+TEST(PathPartitions, FlagBesideAPointerAwaitingItsCheckSplits) {
+  Checker c;
+  c.maps = {map_of(MapType::hash, 8, 8)};
+  const std::string head =
+      "ldxw %r9, [%r1+0]\nstdw [%r10-8], 0\n"
+      "mov %r2, %r10\nadd %r2, -8\nlddw %r1, map_fd 0\ncall 1\nstxdw [%r10-16], %r0\n"
+      "mov %r6, 0\njsgt %r9, 100, join\nmov %r6, -1\njoin:\n"
+      "jsle %r9, 100, unchecked\nldxdw %r2, [%r10-16]\njeq %r2, 0, out\nunchecked:\n";
+  const std::string use = "ldxdw %r2, [%r10-16]\nldxb %r0, [%r2+0]\nout:\nmov %r0, 0\nexit\n";
+  EXPECT_ACCEPT(c, head + "jne %r6, 0, out\n" + use);
+  EXPECT_REJECT(c, head + "jeq %r6, 0, out\n" + use, null_dereference);
+  // The same with a packet pointer and its bounds check.
+  const std::string packet = std::string(kXdp) +
+                             "ldxw %r9, [%r1+12]\nmov %r6, 0\njsgt %r9, 100, join\nmov %r6, -1\njoin:\n"
+                             "jsle %r9, 100, unchecked\nmov %r4, %r2\nadd %r4, 4\njgt %r4, %r3, out\nunchecked:\n";
+  const std::string read = "ldxw %r0, [%r2+0]\nout:\nmov %r0, 0\nexit\n";
+  EXPECT_ACCEPT(c, packet + "jne %r6, 0, out\n" + read, "xdp");
+  EXPECT_REJECT(c, packet + "jeq %r6, 0, out\n" + read, packet_out_of_bounds, "xdp");
+}
+
+// And when a scalar that differs beside the flag is a base ahead: bounded
+// on the path that sets the flag to 0 only.
+TEST(PathPartitions, FlagBesideABaseSplits) {
+  Checker c;
+  c.maps = {map_of(MapType::hash, 8, 8)};
+  const std::string head =
+      "ldxw %r8, [%r1+4]\nstdw [%r10-8], 0\n"
+      "mov %r2, %r10\nadd %r2, -8\nlddw %r1, map_fd 0\ncall 1\njeq %r0, 0, out\n"
+      "mov %r6, -1\njgt %r8, 7, join\nmov %r6, 0\njoin:\n";
+  const std::string use = "add %r0, %r8\nldxb %r0, [%r0+0]\nout:\nmov %r0, 0\nexit\n";
+  EXPECT_ACCEPT(c, head + "jne %r6, 0, out\n" + use);
+  EXPECT_REJECT(c, head + "jeq %r6, 0, out\n" + use, map_value_out_of_bounds);
+}
+
+// Two flags set together split too: one decides whether a scalar is
+// bounded, the other whether it is then used as an offset. Joined, the
+// two flags' values would pair up as no path sets them.
+TEST(PathPartitions, TwoFlagsSetTogetherSplit) {
+  Checker c;
+  c.maps = {map_of(MapType::hash, 8, 8)};
+  const std::string head =
+      "ldxw %r9, [%r1+0]\nldxw %r8, [%r1+4]\nstdw [%r10-8], 0\n"
+      "mov %r2, %r10\nadd %r2, -8\nlddw %r1, map_fd 0\ncall 1\njeq %r0, 0, out\n"
+      "mov %r6, 0\nmov %r7, 1\njgt %r9, 100, join\nmov %r6, -1\nmov %r7, 0\njoin:\n"
+      "jne %r6, 0, unbounded\njgt %r8, 7, out\nunbounded:\n";
+  const std::string use = "add %r0, %r8\nldxb %r0, [%r0+0]\nout:\nmov %r0, 0\nexit\n";
+  EXPECT_ACCEPT(c, head + "jne %r7, 1, out\n" + use);
+  EXPECT_REJECT(c, head + "jne %r7, 0, out\n" + use, map_value_out_of_bounds);
+}
+
 // ---- Ids linked on copies and fills ------------------------------------------------
 
 // Two lookups on two paths leave a maybe-NULL spill with no id. Filled into

@@ -79,6 +79,48 @@ constexpr uint32_t kLossHere = 4;
 constexpr uint32_t kLossPointer = 8;
 constexpr uint64_t kNoSlots[2] = {0, 0};  // a function without stack fills
 
+// A pointer that a check ahead may still refine: a NULL test, or a
+// packet bounds check. Which paths check it may go with a flag.
+bool check_pending(const RegState& r) {
+  return r.maybe_null() || r.kind == RegKind::packet || r.kind == RegKind::packet_meta;
+}
+
+// Whether a and b, which hold different constants in one register that a
+// test ahead reads (a flag), differ in nothing that the flag could be
+// telling apart: the other registers of the top frame that differ are
+// scalars on both sides and no base ahead (`bases`, PartitionPlan::flags);
+// the callers' registers, pointers, stack bytes, spills and references
+// are the same; and no pointer among them awaits a check (check_pending).
+// Their join loses only how the flag goes with those scalars, which
+// nothing ahead uses to reach memory, so it is worth no partition
+// (lathist's inlined log2l: ADR 0058).
+bool flag_beside_scalars_only(const State& a, const State& b, uint32_t bases) {
+  if (a.frame_count != b.frame_count || a.spill_count != b.spill_count || a.ref_count != b.ref_count ||
+      a.refs_lost != b.refs_lost || std::memcmp(a.refs, b.refs, a.ref_count * sizeof(a.refs[0])) != 0) {
+    return false;
+  }
+  for (uint32_t f = 0; f < a.frame_count; ++f) {
+    const Frame& fa = a.frames()[f];
+    const Frame& fb = b.frames()[f];
+    const uint32_t may_differ = f + 1 == a.frame_count ? ~bases : 0;
+    for (uint32_t r = 0; r < kRegisterCount; ++r) {
+      const RegState& x = fa.regs[r];
+      const RegState& y = fb.regs[r];
+      if (std::memcmp(&x, &y, sizeof(RegState)) == 0) {
+        if (check_pending(x)) return false;
+      } else if (((may_differ >> r) & 1u) == 0 || !x.is_scalar() || !y.is_scalar()) {
+        return false;
+      }
+    }
+    const uint32_t low = fa.stack_low < fb.stack_low ? fa.stack_low : fb.stack_low;
+    if (fa.spilled != fb.spilled || std::memcmp(fa.tags + low, fb.tags + low, kStackSize - low) != 0) return false;
+  }
+  for (uint32_t i = 0; i < a.spill_count; ++i) {
+    if (check_pending(a.spills()[i].reg)) return false;
+  }
+  return std::memcmp(a.spills(), b.spills(), a.spill_count * sizeof(Spill)) == 0;
+}
+
 // The spill of `slot` in frame `frame` of s, whose entries start at
 // `base` (State::spill_index(frame, 0)) and whose mask is `mask`: the
 // spill index's lookup (State::find_spill) inline, the frame's base
@@ -99,6 +141,7 @@ uint32_t join_loss(const State& a, const State& b, uint64_t flags, const uint64_
   const RegState* x = a.top().regs;
   const RegState* y = b.top().regs;
   uint32_t loss = 0;
+  uint32_t flag_loss = 0, flags_apart = 0;  // of the registers only tested ahead, not used as bases
   for (uint32_t left = usable; left != 0; left &= left - 1) {  // the registers of `usable`, in order
     const auto r = static_cast<uint32_t>(__builtin_ctz(left));
     if (x[r].kind == RegKind::scalar && y[r].kind == RegKind::scalar) {
@@ -112,12 +155,24 @@ uint32_t join_loss(const State& a, const State& b, uint64_t flags, const uint64_
       // kept apart it stays a partition to the end of the program
       // (docs/performance/profile.md, diamonds). The tests ahead refine
       // the joined range. Two different constants (a flag set on each
-      // path) still split.
-      if (cx != y[r].value.is_const() && ((flags >> kFlagBits >> r) & 1u) == 0) continue;
+      // path) split, unless that flag is the only one apart and the states
+      // differ beside it in nothing that matters ahead
+      // (flag_beside_scalars_only, asked once the registers are all seen).
+      const bool base = ((flags >> kFlagBits >> r) & 1u) != 0;
+      if (!base) {
+        if (cx != y[r].value.is_const()) continue;
+        flag_loss += ((here >> r) & 1u) != 0 ? kLossHere : kLossTested;
+        ++flags_apart;
+        continue;
+      }
       loss += ((here >> r) & 1u) != 0 ? kLossHere : ((tested >> r) & 1u) != 0 ? kLossTested : kLossOffset;
     } else if (!join_keeps_use(x[r], y[r], maps, ((unchecked >> r) & 1u) != 0)) {
       loss += kLossPointer;
     }
+    if (loss >= limit) return loss;
+  }
+  if (flags_apart != 0 && (flags_apart > 1 || !flag_beside_scalars_only(a, b, (flags >> kFlagBits) & kFlagMask))) {
+    loss += flag_loss;
     if (loss >= limit) return loss;
   }
   if (slot_sets[0] == 0 || (a.spill_count == 0 && b.spill_count == 0)) return loss;

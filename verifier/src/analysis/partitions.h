@@ -15,7 +15,10 @@
 // registers that a conditional jump at most kPartitionDistance blocks
 // ahead depends on, and by the pointers that their join would make
 // unusable (PartitionPlan::flags); states that agree on them are joined
-// as before, and each partition is visited on its own. Once the flag is
+// as before, and each partition is visited on its own. One flag does not
+// split two states that otherwise differ only in scalars that nothing
+// ahead uses to reach memory (flag_beside_scalars_only in partitions.cc):
+// they join (ADR 0058). Once the flag is
 // tested or overwritten, the states agree again and join. Loop blocks, and
 // the blocks whose exit facts the loop bounds read, keep one state. The
 // cost is at most kPartitions visits per block visit (design.md, "Cost
