@@ -316,18 +316,21 @@ TEST(PathPartitions, FlagBesideAPointerAwaitingItsCheckSplits) {
   EXPECT_REJECT(c, packet + "jeq %r6, 0, out\n" + read, packet_out_of_bounds, "xdp");
 }
 
+// The next two: r8 and r9 read from the context, then a lookup in an
+// 8-byte map value (r0, not NULL), which `kByteAtR8` reads at offset r8.
+const char* kLookupOfR8 =
+    "ldxw %r9, [%r1+0]\nldxw %r8, [%r1+4]\nstdw [%r10-8], 0\n"
+    "mov %r2, %r10\nadd %r2, -8\nlddw %r1, map_fd 0\ncall 1\njeq %r0, 0, out\n";
+const char* kByteAtR8 = "add %r0, %r8\nldxb %r0, [%r0+0]\nout:\nmov %r0, 0\nexit\n";
+
 // And when a scalar that differs beside the flag is a base ahead: bounded
 // on the path that sets the flag to 0 only.
 TEST(PathPartitions, FlagBesideABaseSplits) {
   Checker c;
   c.maps = {map_of(MapType::hash, 8, 8)};
-  const std::string head =
-      "ldxw %r8, [%r1+4]\nstdw [%r10-8], 0\n"
-      "mov %r2, %r10\nadd %r2, -8\nlddw %r1, map_fd 0\ncall 1\njeq %r0, 0, out\n"
-      "mov %r6, -1\njgt %r8, 7, join\nmov %r6, 0\njoin:\n";
-  const std::string use = "add %r0, %r8\nldxb %r0, [%r0+0]\nout:\nmov %r0, 0\nexit\n";
-  EXPECT_ACCEPT(c, head + "jne %r6, 0, out\n" + use);
-  EXPECT_REJECT(c, head + "jeq %r6, 0, out\n" + use, map_value_out_of_bounds);
+  const std::string head = std::string(kLookupOfR8) + "mov %r6, -1\njgt %r8, 7, join\nmov %r6, 0\njoin:\n";
+  EXPECT_ACCEPT(c, head + "jne %r6, 0, out\n" + kByteAtR8);
+  EXPECT_REJECT(c, head + "jeq %r6, 0, out\n" + kByteAtR8, map_value_out_of_bounds);
 }
 
 // Two flags set together split too: one decides whether a scalar is
@@ -336,14 +339,11 @@ TEST(PathPartitions, FlagBesideABaseSplits) {
 TEST(PathPartitions, TwoFlagsSetTogetherSplit) {
   Checker c;
   c.maps = {map_of(MapType::hash, 8, 8)};
-  const std::string head =
-      "ldxw %r9, [%r1+0]\nldxw %r8, [%r1+4]\nstdw [%r10-8], 0\n"
-      "mov %r2, %r10\nadd %r2, -8\nlddw %r1, map_fd 0\ncall 1\njeq %r0, 0, out\n"
-      "mov %r6, 0\nmov %r7, 1\njgt %r9, 100, join\nmov %r6, -1\nmov %r7, 0\njoin:\n"
-      "jne %r6, 0, unbounded\njgt %r8, 7, out\nunbounded:\n";
-  const std::string use = "add %r0, %r8\nldxb %r0, [%r0+0]\nout:\nmov %r0, 0\nexit\n";
-  EXPECT_ACCEPT(c, head + "jne %r7, 1, out\n" + use);
-  EXPECT_REJECT(c, head + "jne %r7, 0, out\n" + use, map_value_out_of_bounds);
+  const std::string head = std::string(kLookupOfR8) +
+                           "mov %r6, 0\nmov %r7, 1\njgt %r9, 100, join\nmov %r6, -1\nmov %r7, 0\njoin:\n"
+                           "jne %r6, 0, unbounded\njgt %r8, 7, out\nunbounded:\n";
+  EXPECT_ACCEPT(c, head + "jne %r7, 1, out\n" + kByteAtR8);
+  EXPECT_REJECT(c, head + "jne %r7, 0, out\n" + kByteAtR8, map_value_out_of_bounds);
 }
 
 // ---- Ids linked on copies and fills ------------------------------------------------
