@@ -406,7 +406,7 @@ std::vector<std::pair<size_t, std::string>> uncompared_reasons(const std::vector
 void print_table(const std::vector<Row>& rows, const Options& options, const std::string& denied) {
   std::printf(
       "kernel: %s; times: median of %u runs after a warm-up (linux: the log's verification time, keel: decode + "
-      "verify)\n",
+      "verify, allocating their arenas included)\n",
       kernel_release().c_str(), options.runs);
   if (!denied.empty()) std::printf("linux: %s; keel's verdicts follow\n", denied.c_str());
   std::printf("kernel BTF for CO-RE: %s\n", options.btf.given() ? options.btf.path.c_str() : "none");

@@ -25,7 +25,7 @@ struct Check {
   std::string message;     // describe(), or "pc N: decode: <error>"
   std::string state;       // CheckOptions::with_state and a verifier rejection: describe_state at its pc
   size_t arena_bytes = 0;  // Arena::peak() of the verification
-  uint64_t verify_ns = 0;  // steady_clock around decode + verify
+  uint64_t verify_ns = 0;  // steady_clock around decode + verify, their arenas' allocation included
   FailurePath path;        // CheckOptions::path_steps and a verifier rejection: the path to its pc
 
   bool accepted() const { return decoded.ok() && verdict.ok(); }
